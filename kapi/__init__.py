@@ -1,0 +1,1 @@
+"""kapi: a Kubernetes-compatible API server on Django and PostgreSQL."""

@@ -1,0 +1,1 @@
+"""Process-level plumbing: data directory, embedded PostgreSQL and Redis, TLS, serve."""

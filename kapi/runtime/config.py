@@ -1,0 +1,104 @@
+"""Where kapi keeps its state and how it reaches its database and broker.
+
+Everything here is derived from the environment so that every process that
+``serve`` starts (API servers, Celery worker and beat) computes the same answer:
+
+* ``KAPI_DATA_DIR``: the data directory (default ``./.kapi``).
+* ``DATABASE_URL``: an external PostgreSQL; without it, the embedded server whose
+  data lives in ``<data dir>/postgres``.
+* ``CELERY_BROKER_URL``: an external broker; without it, the embedded Redis whose
+  unix socket is ``<data dir>/redis/redis.sock``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+__all__ = [
+    "broker_url",
+    "data_dir",
+    "database_settings",
+    "database_url",
+    "embedded_postgres_dir",
+    "embedded_redis_socket",
+]
+
+
+def data_dir() -> Path:
+    """The data directory, absolute, from ``KAPI_DATA_DIR`` or ``./.kapi``."""
+    return Path(os.environ.get("KAPI_DATA_DIR") or ".kapi").resolve()
+
+
+def embedded_postgres_dir() -> Path:
+    return data_dir() / "postgres"
+
+
+def embedded_redis_socket() -> Path:
+    return data_dir() / "redis" / "redis.sock"
+
+
+def database_url() -> str:
+    """The PostgreSQL URL every process connects to."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url
+    return _embedded_postgres_url(embedded_postgres_dir())
+
+
+def _embedded_postgres_url(pgdata: Path) -> str:
+    # The embedded server listens only on a unix socket. pgserver puts the socket in
+    # the data directory unless that path is too long for a socket name, in which
+    # case postmaster.pid (line 5) records where it went.
+    socket_dir = str(pgdata)
+    pid_file = pgdata / "postmaster.pid"
+    try:
+        lines = pid_file.read_text().splitlines()
+        if len(lines) > 4 and lines[4].strip():
+            socket_dir = lines[4].strip()
+    except OSError:
+        pass
+    return f"postgresql://postgres:@/postgres?host={socket_dir}"
+
+
+def broker_url() -> str:
+    url = os.environ.get("CELERY_BROKER_URL")
+    if url:
+        return url
+    return f"redis+socket://{embedded_redis_socket()}"
+
+
+def database_settings(url: str) -> dict:
+    """Django ``DATABASES['default']`` for a ``postgresql://`` URL.
+
+    Query parameters other than ``host`` and ``port`` become libpq options
+    (``sslmode``, ``application_name``, ...).
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}")
+    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    host = query.pop("host", None) or (unquote(parts.hostname) if parts.hostname else "")
+    port = query.pop("port", None) or (str(parts.port) if parts.port else "")
+    options: dict = dict(query)
+    if os.environ.get("KAPI_DB_POOL", "1") != "0":
+        # One pool per process, shared by the threads Django runs sync views in.
+        options["pool"] = {
+            "min_size": int(os.environ.get("KAPI_DB_POOL_MIN", "2")),
+            "max_size": int(os.environ.get("KAPI_DB_POOL_MAX", "32")),
+            "timeout": 30,
+        }
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "postgres",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": port,
+        # Pooled connections are returned after each request; unpooled ones
+        # (Celery's forked workers) are kept for a minute.
+        "CONN_MAX_AGE": 0 if "pool" in options else 60,
+        "CONN_HEALTH_CHECKS": "pool" not in options,
+        "OPTIONS": options,
+    }

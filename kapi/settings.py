@@ -1,0 +1,132 @@
+"""Django settings for kapi: the API server, its workers and the admin UI."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from kapi.runtime import config
+
+DATA_DIR = config.data_dir()
+
+
+def _secret_key() -> str:
+    """A per-data-directory secret, generated once, so that every process agrees."""
+    if os.environ.get("DJANGO_SECRET_KEY"):
+        return os.environ["DJANGO_SECRET_KEY"]
+    path = DATA_DIR / "django-secret-key"
+    try:
+        return path.read_text().strip()
+    except OSError:
+        pass
+    key = secrets.token_urlsafe(50)
+    try:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+    except FileExistsError:
+        return path.read_text().strip()
+    except OSError:
+        pass
+    return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = os.environ.get("KAPI_DEBUG") == "1"
+ALLOWED_HOSTS = ["*"]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "kapi.apps.KapiConfig",
+    "sync.apps.SyncConfig",
+]
+
+MIDDLEWARE = [
+    "kapi.api.middleware.KubernetesAPIMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "kapi.urls"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+ASGI_APPLICATION = "kapi.asgi.application"
+
+DATABASES = {"default": config.database_settings(config.database_url())}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+
+# Kubernetes bodies are limited at the API layer (3 MiB, as kube-apiserver);
+# Django's own limit must not answer first with an HTML 400.
+DATA_UPLOAD_MAX_MEMORY_SIZE = None
+DATA_UPLOAD_MAX_NUMBER_FIELDS = None
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["kapi.api.authentication.BearerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "kapi.api.negotiation.KubernetesContentNegotiation",
+    "DEFAULT_PARSER_CLASSES": [
+        "kapi.api.parsers.JSONParser",
+        "kapi.api.parsers.YAMLParser",
+    ],
+    "DEFAULT_RENDERER_CLASSES": [
+        "kapi.api.renderers.JSONRenderer",
+        "kapi.api.renderers.YAMLRenderer",
+    ],
+    "EXCEPTION_HANDLER": "kapi.api.exceptions.status_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+# Celery: the database holds the intent, the broker only speeds it up.
+CELERY_BROKER_URL = config.broker_url()
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# How long the change log keeps history (etcd's default compaction is 5 minutes).
+KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,171 @@
+"""The storage interface: keys, versions and the few primitives the registry needs.
+
+Modelled on kube-apiserver's ``pkg/storage/interfaces.go``: objects are plain
+dicts, addressed by ``Key``; every write returns the object with the
+``metadata.resourceVersion`` it was stored at; compare-and-swap on that version
+is the only concurrency control.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = [
+    "Key",
+    "ListPage",
+    "ListQuery",
+    "Preconditions",
+    "Storage",
+    "UpdateFunc",
+]
+
+Object = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Key:
+    """Where one object lives: ``namespace`` is ``""`` for cluster-scoped resources."""
+
+    group: str
+    resource: str
+    namespace: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Preconditions:
+    """Must hold for a write to go ahead (DeleteOptions.preconditions, PUT's version)."""
+
+    uid: str | None = None
+    resource_version: int | None = None
+
+
+@dataclass
+class ListQuery:
+    """What a list asks storage for.
+
+    ``where`` is a list of SQL predicates (with ``params``) built by the selector
+    compilers; each predicate refers to the object's labels as ``{labels}`` and to
+    its JSON as ``{data}``, so the same text runs against current rows and past
+    ones from the change log.
+    """
+
+    group: str
+    resource: str
+    namespace: str | None = None
+    where: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+    limit: int | None = None
+    after: tuple[str, str] | None = None
+    at_revision: int | None = None
+    count_remaining: bool = False
+
+
+@dataclass
+class ListPage:
+    items: list[Object]
+    revision: int
+    last_key: tuple[str, str] | None = None
+    remaining: int | None = None
+
+
+UpdateFunc = Callable[[Object], Object]
+
+
+class Storage(ABC):
+    """A versioned object store. Implementations must be safe to share between threads."""
+
+    @abstractmethod
+    def create(self, key: Key, obj: Object) -> Object:
+        """Insert ``obj`` at ``key``; raises ``KeyExists``. Does not mutate ``obj``."""
+
+    @abstractmethod
+    def get(self, key: Key) -> Object:
+        """The current object at ``key``; raises ``KeyNotFound``."""
+
+    @abstractmethod
+    def update(self, key: Key, obj: Object, expected_revision: int) -> Object:
+        """Replace the object if it is still at ``expected_revision``.
+
+        Raises ``KeyNotFound`` or ``ResourceVersionConflict``.
+        """
+
+    @abstractmethod
+    def delete(self, key: Key, expected_revision: int) -> Object:
+        """Remove the object if it is still at ``expected_revision``; returns its
+        last state stamped with the delete's resourceVersion."""
+
+    @abstractmethod
+    def list(self, query: ListQuery) -> ListPage:
+        """A consistent page of objects, ordered by (namespace, name)."""
+
+    @abstractmethod
+    def current_revision(self) -> int:
+        """A resourceVersion at or after every write acknowledged so far, such
+        that no write at or below it is still in flight."""
+
+    def guaranteed_update(
+        self,
+        key: Key,
+        try_update: UpdateFunc,
+        preconditions: Preconditions | None = None,
+        attempts: int = 16,
+    ) -> Object:
+        """Read, transform with ``try_update``, compare-and-swap; retry on races.
+
+        ``try_update`` receives the current object (a fresh copy it may mutate) and
+        returns the object to store; it raises to abort. When ``preconditions``
+        carries a resourceVersion, a race is the caller's conflict and is not
+        retried (kube's GuaranteedUpdate).
+        """
+        from kapi.storage.errors import ResourceVersionConflict
+
+        for _ in range(attempts):
+            current = self.get(key)
+            _check_preconditions(key, current, preconditions)
+            revision = int(current["metadata"]["resourceVersion"])
+            updated = try_update(current)
+            try:
+                return self.update(key, updated, revision)
+            except ResourceVersionConflict:
+                if preconditions and preconditions.resource_version is not None:
+                    raise
+        raise ResourceVersionConflict(key, "too many concurrent updates")
+
+    def guaranteed_delete(
+        self, key: Key, preconditions: Preconditions | None = None, attempts: int = 16
+    ) -> Object:
+        from kapi.storage.errors import ResourceVersionConflict
+
+        for _ in range(attempts):
+            current = self.get(key)
+            _check_preconditions(key, current, preconditions)
+            try:
+                return self.delete(key, int(current["metadata"]["resourceVersion"]))
+            except ResourceVersionConflict:
+                if preconditions and preconditions.resource_version is not None:
+                    raise
+        raise ResourceVersionConflict(key, "too many concurrent deletes")
+
+
+def _check_preconditions(key: Key, current: Object, pre: Preconditions | None) -> None:
+    from kapi.storage.errors import ResourceVersionConflict
+
+    if pre is None:
+        return
+    meta = current["metadata"]
+    if pre.uid is not None and pre.uid != meta.get("uid"):
+        raise ResourceVersionConflict(
+            key,
+            f"Precondition failed: UID in precondition: {pre.uid}, UID in object meta: {meta.get('uid')}",
+        )
+    if pre.resource_version is not None and str(pre.resource_version) != meta.get(
+        "resourceVersion"
+    ):
+        raise ResourceVersionConflict(
+            key,
+            "Precondition failed: ResourceVersion in precondition: "
+            f"{pre.resource_version}, ResourceVersion in object meta: {meta.get('resourceVersion')}",
+        )

@@ -1,0 +1,265 @@
+"""PostgreSQL storage: the current-object table plus the change log.
+
+Every write is ONE statement (a writable CTE), so it is atomic and costs one
+round trip in autocommit mode: it takes a resourceVersion from
+``kapi_next_rv()``, writes the object row conditionally on its previous version,
+and appends the change-log row.
+
+Consistent reads use the *horizon*: ``kapi_rv_horizon()`` returns a version H
+such that every transaction that took a version <= H has ended. Versions come
+from a sequence, but transactions commit in any order, so the largest committed
+version is not safe to report: a smaller one may still be in flight. The
+function reads the sequence, then waits for the transactions that were running
+at that moment. ``kapi_next_rv()`` assigns the writer's transaction id before it
+takes a version, so no writer can hold a version without being visible as
+running. A list "as of H" reads unchanged rows from ``kapi_object`` and the state
+at H of rows changed since from ``kapi_change``, all in one statement (one
+snapshot).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from django.db import IntegrityError, connection
+
+from kapi.storage.errors import (
+    KeyExists,
+    KeyNotFound,
+    ResourceVersionConflict,
+    ResourceVersionExpired,
+)
+from kapi.storage.interface import Key, ListPage, ListQuery, Object, Storage
+
+__all__ = ["PostgresStorage"]
+
+_CREATE = """
+WITH v AS (SELECT kapi_next_rv() AS rv),
+o AS (
+  INSERT INTO kapi_object ("group", resource, namespace, name, uid, resource_version, data, labels)
+  SELECT %s, %s, %s, %s, %s, v.rv, %s::jsonb, %s::jsonb FROM v
+  RETURNING "group", resource, namespace, name, uid, resource_version, data
+),
+c AS (
+  INSERT INTO kapi_change (resource_version, "group", resource, namespace, name, uid, type, data)
+  SELECT resource_version, "group", resource, namespace, name, uid, 'ADDED', data FROM o
+)
+SELECT resource_version FROM o
+"""
+
+_UPDATE = """
+WITH v AS (SELECT kapi_next_rv() AS rv),
+o AS (
+  UPDATE kapi_object SET resource_version = v.rv, data = %s::jsonb, labels = %s::jsonb
+  FROM v
+  WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
+    AND resource_version = %s
+  RETURNING "group", resource, namespace, name, uid, kapi_object.resource_version, data
+),
+c AS (
+  INSERT INTO kapi_change (resource_version, "group", resource, namespace, name, uid, type, data)
+  SELECT resource_version, "group", resource, namespace, name, uid, 'MODIFIED', data FROM o
+)
+SELECT resource_version FROM o
+"""
+
+_DELETE = """
+WITH v AS (SELECT kapi_next_rv() AS rv),
+o AS (
+  DELETE FROM kapi_object
+  WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
+    AND resource_version = %s
+  RETURNING "group", resource, namespace, name, uid, data
+),
+c AS (
+  INSERT INTO kapi_change (resource_version, "group", resource, namespace, name, uid, type, data)
+  SELECT v.rv, "group", resource, namespace, name, uid, 'DELETED', data FROM o, v
+)
+SELECT v.rv, o.data FROM o, v
+"""
+
+_GET = """
+SELECT resource_version, data FROM kapi_object
+WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
+"""
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _loads(value: Any) -> Any:
+    return orjson.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+def _stamp(data: Any, revision: int) -> Object:
+    obj = _loads(data)
+    obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
+    return obj
+
+
+def _strip(obj: Object) -> tuple[str, str]:
+    """The object's JSON without ``resourceVersion``, and its labels' JSON."""
+    meta = obj.get("metadata") or {}
+    if "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+        obj = {**obj, "metadata": meta}
+    return _dumps(obj), _dumps(meta.get("labels") or {})
+
+
+class PostgresStorage(Storage):
+    """``Storage`` on the ``kapi_object`` / ``kapi_change`` tables."""
+
+    def create(self, key: Key, obj: Object) -> Object:
+        data, labels = _strip(obj)
+        uid = obj["metadata"]["uid"]
+        try:
+            with connection.cursor() as cur:
+                cur.execute(
+                    _CREATE,
+                    [key.group, key.resource, key.namespace, key.name, uid, data, labels],
+                )
+                (revision,) = cur.fetchone()
+        except IntegrityError as exc:
+            raise KeyExists(key) from exc
+        return _stamp(data, revision)
+
+    def get(self, key: Key) -> Object:
+        with connection.cursor() as cur:
+            cur.execute(_GET, [key.group, key.resource, key.namespace, key.name])
+            row = cur.fetchone()
+        if row is None:
+            raise KeyNotFound(key)
+        return _stamp(row[1], row[0])
+
+    def update(self, key: Key, obj: Object, expected_revision: int) -> Object:
+        data, labels = _strip(obj)
+        with connection.cursor() as cur:
+            cur.execute(
+                _UPDATE,
+                [data, labels, key.group, key.resource, key.namespace, key.name, expected_revision],
+            )
+            row = cur.fetchone()
+        if row is None:
+            self._raise_missing_or_conflict(key)
+        return _stamp(data, row[0])
+
+    def delete(self, key: Key, expected_revision: int) -> Object:
+        with connection.cursor() as cur:
+            cur.execute(
+                _DELETE, [key.group, key.resource, key.namespace, key.name, expected_revision]
+            )
+            row = cur.fetchone()
+        if row is None:
+            self._raise_missing_or_conflict(key)
+        return _stamp(row[1], row[0])
+
+    def _raise_missing_or_conflict(self, key: Key) -> None:
+        self.get(key)  # raises KeyNotFound
+        raise ResourceVersionConflict(key)
+
+    def current_revision(self) -> int:
+        with connection.cursor() as cur:
+            cur.execute("SELECT kapi_rv_horizon()")
+            (revision,) = cur.fetchone()
+        return int(revision)
+
+    def compacted_revision(self) -> int:
+        with connection.cursor() as cur:
+            cur.execute("SELECT revision FROM kapi_compaction WHERE id = 1")
+            row = cur.fetchone()
+        return int(row[0]) if row else 0
+
+    def list(self, query: ListQuery) -> ListPage:
+        if query.at_revision is None:
+            revision = self.current_revision()
+        else:
+            revision = query.at_revision
+            if revision < self.compacted_revision():
+                raise ResourceVersionExpired(None, f"too old resource version: {revision}")
+        sql, params = _list_sql(query, revision)
+        with connection.cursor() as cur:
+            cur.execute(sql, params)
+            rows = cur.fetchall()
+        more = query.limit is not None and len(rows) > query.limit
+        if more:
+            rows = rows[: query.limit]
+        items = [_stamp(data, rv) for (_ns, _name, rv, data) in rows]
+        last_key = (rows[-1][0], rows[-1][1]) if more else None
+        remaining = None
+        if more and query.count_remaining:
+            remaining = self._count_after(query, revision, last_key)
+        return ListPage(items=items, revision=revision, last_key=last_key, remaining=remaining)
+
+    def _count_after(self, query: ListQuery, revision: int, after: tuple[str, str]) -> int:
+        counting = ListQuery(
+            group=query.group,
+            resource=query.resource,
+            namespace=query.namespace,
+            where=query.where,
+            params=query.params,
+            after=after,
+        )
+        sql, params = _list_sql(counting, revision, count=True)
+        with connection.cursor() as cur:
+            cur.execute(sql, params)
+            (n,) = cur.fetchone()
+        return int(n)
+
+
+def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str, list[Any]]:
+    """One statement (one snapshot) listing the collection as it stood at ``revision``.
+
+    Rows of ``kapi_object`` at or below ``revision`` have not changed since; keys
+    written after it take their state at ``revision`` from the change log (the
+    latest entry at or below it, unless that entry is a deletion).
+    """
+    scope = ['"group" = %s', "resource = %s"]
+    scope_params: list[Any] = [query.group, query.resource]
+    if query.namespace is not None:
+        scope.append("namespace = %s")
+        scope_params.append(query.namespace)
+    scope_sql = " AND ".join(scope)
+
+    def filters(labels: str, data: str) -> tuple[str, list[Any]]:
+        parts = [w.format(labels=labels, data=data) for w in query.where]
+        params = list(query.params)
+        if query.after is not None:
+            parts.append("(namespace, name) > (%s, %s)")
+            params.extend(query.after)
+        return (" AND " + " AND ".join(parts)) if parts else "", params
+
+    current_filter, current_params = filters("labels", "data")
+    past_filter, past_params = filters("COALESCE(data->'metadata'->'labels', '{}'::jsonb)", "data")
+
+    sql = f"""
+WITH changed AS (
+  SELECT DISTINCT namespace, name FROM kapi_change
+  WHERE resource_version > %s AND {scope_sql}
+),
+past AS (
+  SELECT DISTINCT ON (c.namespace, c.name)
+         c.namespace, c.name, c.resource_version, c.type, c.data
+  FROM kapi_change c JOIN changed USING (namespace, name)
+  WHERE c.resource_version <= %s AND {scope_sql}
+  ORDER BY c.namespace, c.name, c.resource_version DESC
+),
+items AS (
+  SELECT namespace, name, resource_version, data FROM kapi_object
+  WHERE {scope_sql} AND resource_version <= %s{current_filter}
+  UNION ALL
+  SELECT namespace, name, resource_version, data FROM past
+  WHERE type <> 'DELETED'{past_filter}
+)
+"""
+    params: list[Any] = [revision, *scope_params, revision, *scope_params]
+    params += [*scope_params, revision, *current_params, *past_params]
+    if count:
+        sql += "SELECT count(*) FROM items"
+    else:
+        sql += "SELECT namespace, name, resource_version, data FROM items ORDER BY namespace, name"
+        if query.limit is not None:
+            sql += " LIMIT %s"
+            params.append(query.limit + 1)
+    return sql, params

@@ -1,0 +1,1 @@
+"""sync: the GitOps side of kapi (git sources, Syncs, reconcilers)."""
