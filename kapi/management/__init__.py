@@ -1,0 +1,1 @@
+"""kapi's management commands (serve, kubeconfig)."""

@@ -1,0 +1,266 @@
+"""``manage.py serve``: run the whole of kapi in the foreground.
+
+Start-up, in order: the data directory (locked, one ``serve`` per directory);
+the embedded PostgreSQL unless ``DATABASE_URL`` is set; the embedded Redis unless
+``CELERY_BROKER_URL`` is set; migrations; TLS material and the token file; then
+the children: uvicorn (the API), a Celery worker and Celery beat. A line
+``kapi is ready at URL`` is printed once ``/readyz`` answers.
+
+Ctrl-C or SIGTERM stops everything in reverse order: children, Redis,
+PostgreSQL. If a child exits on its own, the rest is stopped and ``serve``
+exits 1.
+
+``--data-dir`` is applied by ``manage.py`` before Django reads its settings
+(they read ``KAPI_DATA_DIR`` at import); here it is only checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from kapi.runtime import certs, config, embedded, endpoint, processes, tokens
+from kapi.runtime.readiness import probe_ready
+from kapi.runtime.supervisor import Supervisor
+
+__all__ = ["Command"]
+
+
+class _StopRequested(BaseException):
+    """Raised by the signal handler while start-up is still in progress."""
+
+
+class Command(BaseCommand):
+    help = "Run kapi (API server, Celery worker and beat, embedded databases)."
+    requires_system_checks: list = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--bind",
+            default=endpoint.DEFAULT_BIND,
+            help="HOST:PORT to listen on (default %(default)s).",
+        )
+        parser.add_argument(
+            "--data-dir", help="Data directory (default: $KAPI_DATA_DIR or ./.kapi)."
+        )
+        parser.add_argument(
+            "--insecure-http", action="store_true", help="Serve plain HTTP, not HTTPS."
+        )
+        parser.add_argument(
+            "--workers", type=int, default=2, help="API server processes (default 2)."
+        )
+        parser.add_argument(
+            "--celery-concurrency",
+            type=int,
+            default=2,
+            help="Celery worker pool processes (default 2).",
+        )
+        parser.add_argument(
+            "--tls-san",
+            action="append",
+            default=[],
+            help="Extra host name or IP for the serving certificate (repeatable).",
+        )
+        parser.add_argument(
+            "--access-log", action="store_true", help="Log every API request."
+        )
+        parser.add_argument(
+            "--log-level",
+            default=os.environ.get("KAPI_LOG_LEVEL", "warning").lower(),
+            choices=["debug", "info", "warning", "error", "critical"],
+            help="Log level of the child processes.",
+        )
+
+    def handle(self, *args: object, **options: object) -> None:
+        data_dir = config.data_dir()
+        wanted = options.get("data_dir")
+        if wanted and Path(str(wanted)).resolve() != data_dir:
+            # Settings were computed for another directory; run through manage.py.
+            raise CommandError(
+                f"--data-dir {wanted} does not match KAPI_DATA_DIR ({data_dir});"
+                " run serve through manage.py, which applies --data-dir first"
+            )
+        if int(options["workers"]) < 1:  # type: ignore[call-overload]
+            raise CommandError("--workers must be at least 1")
+        try:
+            bind = endpoint.parse_bind(
+                str(options["bind"]),
+                scheme="http" if options["insecure_http"] else "https",
+            )
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+
+        data_dir.mkdir(parents=True, exist_ok=True)
+        lock_fd = _lock_data_dir(data_dir)
+        self._stopping = threading.Event()
+        self._starting = True
+        previous = {
+            sig: signal.signal(sig, self._on_signal)
+            for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            code = self._run(data_dir, bind, options)
+        except _StopRequested:
+            code = 0
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            os.close(lock_fd)
+        if code:
+            sys.exit(code)
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        self._say(f"received {signal.Signals(signum).name}, stopping")
+        if self._starting:
+            # Interrupt whatever start-up step is running; the ExitStack in
+            # _run stops what was already started.
+            raise _StopRequested
+
+    def _run(self, data_dir: Path, bind: endpoint.Endpoint, options: dict) -> int:
+        log_level = str(options["log_level"])
+        with contextlib.ExitStack() as stack:
+            try:
+                database_url = os.environ.get("DATABASE_URL")
+                if not database_url:
+                    pgdata = config.embedded_postgres_dir()
+                    # Registered before starting: an interrupted start may leave a
+                    # running postmaster behind.
+                    stack.callback(embedded.stop_postgres, pgdata)
+                    self._say(f"starting embedded PostgreSQL in {pgdata}")
+                    database_url = embedded.start_postgres(pgdata).url
+                broker_url = os.environ.get("CELERY_BROKER_URL")
+                if not broker_url:
+                    self._say(f"starting embedded Redis on {config.embedded_redis_socket()}")
+                    redis = embedded.start_redis()
+                    stack.callback(redis.stop)
+                    broker_url = redis.url
+
+                def env(celery: bool = False) -> dict[str, str]:
+                    return processes.child_env(
+                        os.environ,
+                        data_dir=data_dir,
+                        database_url=database_url,
+                        broker_url=broker_url,
+                        celery=celery,
+                    )
+
+                self._migrate(env())
+                tls = certs.ensure_tls(data_dir, bind.host, options["tls_san"])
+                tokens.ensure_token_file()
+                endpoint.write_endpoint(data_dir, bind)
+
+                supervisor = Supervisor()
+                stack.callback(self._stop_children, supervisor)
+                supervisor.start(
+                    "api",
+                    processes.uvicorn_argv(
+                        bind,
+                        tls=None if bind.scheme == "http" else tls,
+                        workers=int(options["workers"]),
+                        access_log=bool(options["access_log"]),
+                        log_level=log_level,
+                    ),
+                    env(),
+                    grace=processes.GRACEFUL_SHUTDOWN_SECONDS + 3,
+                )
+                supervisor.start(
+                    "celery-worker",
+                    processes.celery_worker_argv(
+                        concurrency=int(options["celery_concurrency"]), log_level=log_level
+                    ),
+                    env(celery=True),
+                    grace=8,
+                )
+                supervisor.start(
+                    "celery-beat",
+                    processes.celery_beat_argv(data_dir, log_level=log_level),
+                    env(celery=True),
+                    grace=5,
+                )
+                self._starting = False
+                if self._stopping.is_set():
+                    return 0
+                return self._watch(supervisor, bind, tls.ca_cert, data_dir)
+            finally:
+                # From here on a signal only sets the flag: the stack is unwinding.
+                self._starting = False
+                self._stopping.set()
+
+    def _migrate(self, env: dict[str, str]) -> None:
+        # A subprocess: this process's settings were computed before the
+        # embedded PostgreSQL existed, and may point at the wrong socket.
+        self._say("applying migrations")
+        result = subprocess.run(
+            processes.manage_argv("migrate", "--noinput", "-v", "0"),
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        if result.returncode:
+            raise CommandError(f"migrate failed (exit code {result.returncode})")
+
+    def _watch(
+        self, supervisor: Supervisor, bind: endpoint.Endpoint, ca: Path, data_dir: Path
+    ) -> int:
+        """Wait for a stop signal or a dead child; announce readiness meanwhile."""
+        ready = False
+        started = time.monotonic()
+        warned = False
+        while not self._stopping.wait(0.2 if ready else 0.05):
+            child = supervisor.exited()
+            if child is not None:
+                self._say(
+                    f"{child.name} exited unexpectedly (code {child.proc.returncode});"
+                    " stopping",
+                    error=True,
+                )
+                return 1
+            if not ready and probe_ready(bind.url, ca_file=ca, timeout=1):
+                ready = True
+                self._announce(bind, data_dir)
+            elif not ready and not warned and time.monotonic() - started > 120:
+                warned = True
+                self._say("the API is not ready after 120 s; still waiting", error=True)
+        return 0
+
+    def _announce(self, bind: endpoint.Endpoint, data_dir: Path) -> None:
+        manage = Path(sys.argv[0]).name if sys.argv else "manage.py"
+        self.stdout.write(f"kapi is ready at {bind.url}")
+        self.stdout.write(
+            f"kapi: get a kubeconfig with: python {manage} kubeconfig"
+            f" --data-dir {data_dir} > kubeconfig"
+        )
+        self.stdout.flush()
+
+    def _stop_children(self, supervisor: Supervisor) -> None:
+        self._say("stopping API server and Celery")
+        supervisor.stop()
+
+    def _say(self, message: str, *, error: bool = False) -> None:
+        stream = self.stderr if error else self.stdout
+        stream.write(f"kapi: {message}")
+        stream.flush()
+
+
+def _lock_data_dir(data_dir: Path) -> int:
+    """Hold ``serve.lock`` so that two ``serve``s never share a data directory."""
+    fd = os.open(data_dir / "serve.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise CommandError(f"another kapi serve is using {data_dir}") from None
+    os.set_inheritable(fd, False)
+    return fd

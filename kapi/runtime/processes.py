@@ -1,0 +1,137 @@
+"""The command lines and environment of the processes ``serve`` starts.
+
+* the API: uvicorn with ``--workers`` processes (uvloop, httptools, TLS unless
+  ``--insecure-http``); nothing may live only in one worker's memory;
+* a Celery worker (prefork pool) and Celery beat (schedule in the data dir).
+
+All of them get the same ``KAPI_DATA_DIR``, ``DATABASE_URL``,
+``CELERY_BROKER_URL`` and ``DJANGO_SETTINGS_MODULE``, so that they compute the
+same settings as ``serve`` did. Celery's processes get ``KAPI_DB_POOL=0``: a
+psycopg pool opened before prefork's fork would be shared by the children.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import kapi
+from kapi.runtime.certs import TLSFiles
+from kapi.runtime.endpoint import Endpoint
+
+__all__ = [
+    "PROJECT_ROOT",
+    "celery_beat_argv",
+    "celery_worker_argv",
+    "child_env",
+    "manage_argv",
+    "uvicorn_argv",
+]
+
+PROJECT_ROOT = Path(kapi.__file__).resolve().parent.parent
+
+# uvicorn waits this long for open requests (watches!) before closing them.
+GRACEFUL_SHUTDOWN_SECONDS = 5
+
+
+def child_env(
+    base: Mapping[str, str],
+    *,
+    data_dir: Path,
+    database_url: str,
+    broker_url: str,
+    celery: bool = False,
+) -> dict[str, str]:
+    """The environment for a child process."""
+    env = dict(base)
+    env.update(
+        KAPI_DATA_DIR=str(data_dir),
+        DATABASE_URL=database_url,
+        CELERY_BROKER_URL=broker_url,
+        DJANGO_SETTINGS_MODULE=base.get("DJANGO_SETTINGS_MODULE", "kapi.settings"),
+        PYTHONUNBUFFERED="1",
+    )
+    # The children import kapi whatever their working directory.
+    path = [str(PROJECT_ROOT)] + [p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
+    if celery:
+        env["KAPI_DB_POOL"] = "0"
+    return env
+
+
+def manage_argv(*args: str) -> list[str]:
+    return [sys.executable, str(PROJECT_ROOT / "manage.py"), *args]
+
+
+def uvicorn_argv(
+    endpoint: Endpoint,
+    *,
+    tls: TLSFiles | None,
+    workers: int,
+    access_log: bool = False,
+    log_level: str = "warning",
+) -> list[str]:
+    argv = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "kapi.asgi:application",
+        "--host",
+        endpoint.host,
+        "--port",
+        str(endpoint.port),
+        "--workers",
+        str(workers),
+        "--loop",
+        "uvloop",
+        "--http",
+        "httptools",
+        "--timeout-graceful-shutdown",
+        str(GRACEFUL_SHUTDOWN_SECONDS),
+        "--log-level",
+        log_level,
+        "--access-log" if access_log else "--no-access-log",
+    ]
+    if tls is not None:
+        argv += ["--ssl-keyfile", str(tls.key), "--ssl-certfile", str(tls.cert)]
+    return argv
+
+
+def _celery(log_level: str) -> list[str]:
+    argv = [sys.executable, "-m", "celery", "-A", "kapi"]
+    if log_level.lower() not in ("debug", "info"):
+        argv.append("--quiet")  # no start-up banner
+    return argv
+
+
+def celery_worker_argv(*, concurrency: int = 2, log_level: str = "warning") -> list[str]:
+    return [
+        *_celery(log_level),
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        str(concurrency),
+        "--hostname",
+        "kapi@%h",
+        # One worker per broker: no peers to gossip or synchronise with.
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel",
+        log_level.upper(),
+    ]
+
+
+def celery_beat_argv(data_dir: Path, *, log_level: str = "warning") -> list[str]:
+    schedule = data_dir / "celery" / "beat-schedule"
+    schedule.parent.mkdir(parents=True, exist_ok=True)
+    return [
+        *_celery(log_level),
+        "beat",
+        "--schedule",
+        str(schedule),
+        "--loglevel",
+        log_level.upper(),
+    ]
