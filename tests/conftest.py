@@ -1,0 +1,41 @@
+"""Shared fixtures: a real kapi server (``kapi_server``) and clients for it.
+
+``kapi_server`` is started once per session with ``manage.py serve`` on a free
+port and a temporary data directory (embedded PostgreSQL and Redis), exactly as
+a user would run it. It yields a :class:`kapi_testserver.KapiServer`: ``url``,
+``data_dir``, ``kubeconfig_path``, ``token``, ``ca_path`` and
+``kubectl(*args, input=None, check=True)``. At the end of the session it is
+stopped with SIGTERM, and the session fails if it does not exit cleanly within
+15 s or leaves any process behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from kapi_testserver import KapiServer, ServerFailed, start_server, stop_server
+
+
+@pytest.fixture(scope="session")
+def kapi_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KapiServer]:
+    data_dir = tmp_path_factory.mktemp("kapi") / "data"
+    try:
+        server = start_server(data_dir)
+    except ServerFailed as error:
+        pytest.fail(str(error), pytrace=False)
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def k8s_api_client(kapi_server: KapiServer) -> Iterator[object]:
+    """A ``kubernetes.client.ApiClient`` configured from the server's kubeconfig."""
+    from kubernetes import config
+
+    client = config.new_client_from_config(config_file=str(kapi_server.kubeconfig_path))
+    try:
+        yield client
+    finally:
+        client.close()

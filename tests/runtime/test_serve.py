@@ -1,0 +1,180 @@
+"""``manage.py serve`` as a user runs it: start, answer, restart, stop cleanly.
+
+The session server (``kapi_server``) covers the happy path; the tests that
+restart, kill or reconfigure a server start their own on a fresh data directory.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+import psycopg
+import pytest
+
+from kapi.runtime import config, embedded
+from kapi_testserver import (
+    ROOT,
+    KapiServer,
+    leftover_processes,
+    server_processes,
+    start_server,
+    stop_server,
+)
+
+
+def _get(server: KapiServer, path: str, token: str | None = None) -> tuple[int, bytes]:
+    context = ssl.create_default_context(cafile=str(server.ca_path))
+    request = urllib.request.Request(server.url + path)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def _embedded_db(data_dir: Path) -> str:
+    return config._embedded_postgres_url(data_dir / "postgres")
+
+
+def test_serve_is_ready_over_verified_tls(kapi_server: KapiServer) -> None:
+    """serve answers over HTTPS with a certificate that verifies against its CA."""
+    assert kapi_server.url.startswith("https://127.0.0.1:")
+    status, _ = _get(kapi_server, "/readyz")
+    assert status == 200
+
+
+def test_healthz_needs_no_token(kapi_server: KapiServer) -> None:
+    """/healthz is open to anonymous clients, as in kube-apiserver."""
+    status, body = _get(kapi_server, "/healthz")
+    assert status == 200, body
+    assert body.strip() == b"ok"
+
+
+def test_kubectl_version_through_kubeconfig(kapi_server: KapiServer) -> None:
+    """kubectl reaches the server with the kubeconfig that `kubeconfig` prints."""
+    result = kapi_server.kubectl("version", "-o", "json")
+    info = json.loads(result.stdout)
+    assert info["serverVersion"]["major"], info
+
+
+def test_kubeconfig_for_another_user(kapi_server: KapiServer) -> None:
+    """--user NAME gets its own token, reused on the next call."""
+    def kubeconfig_token() -> str:
+        import yaml
+
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "kubeconfig",
+             "--data-dir", str(kapi_server.data_dir), "--user", "alice"],
+            capture_output=True, text=True, check=True, cwd=ROOT,
+        ).stdout
+        doc = yaml.safe_load(out)
+        assert doc["users"][0]["name"] == "alice"
+        assert doc["clusters"][0]["cluster"]["server"] == kapi_server.url
+        return doc["users"][0]["user"]["token"]
+
+    first = kubeconfig_token()
+    assert first != kapi_server.token
+    assert kubeconfig_token() == first
+    lines = (kapi_server.data_dir / "tokens.csv").read_text().splitlines()
+    assert f'{first},alice,' in "\n".join(lines)
+    assert lines[-1].endswith(',"system:authenticated"')
+
+
+def test_second_serve_on_same_data_dir_is_refused(kapi_server: KapiServer) -> None:
+    """Two servers must never share one data directory (and its databases)."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "serve",
+         "--bind", "127.0.0.1:1", "--data-dir", str(kapi_server.data_dir)],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )
+    assert result.returncode != 0
+    assert "another kapi serve" in result.stderr
+
+
+def test_restart_keeps_data_ca_and_token(tmp_path: Path) -> None:
+    """SIGTERM stops everything; a restart on the same data dir keeps its state."""
+    data_dir = tmp_path / "data"
+    server = start_server(data_dir)
+    try:
+        pids = {p.pid for p in server_processes(server)}
+        postmaster = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+        assert postmaster in pids
+        with psycopg.connect(_embedded_db(data_dir), autocommit=True) as conn:
+            conn.execute("CREATE TABLE restart_marker (v text)")
+            conn.execute("INSERT INTO restart_marker VALUES ('kept')")
+        ca, token = server.ca_path.read_bytes(), server.token
+    finally:
+        stop_server(server)
+
+    server = start_server(data_dir)
+    try:
+        assert server.ca_path.read_bytes() == ca
+        assert server.token == token
+        with psycopg.connect(_embedded_db(data_dir)) as conn:
+            assert conn.execute("SELECT v FROM restart_marker").fetchone() == ("kept",)
+        assert _get(server, "/readyz")[0] == 200
+    finally:
+        stop_server(server)
+
+
+def test_child_death_stops_everything(tmp_path: Path) -> None:
+    """If a child dies on its own, serve stops the rest and exits non-zero."""
+    server = start_server(tmp_path / "data")
+    procs = server_processes(server)
+    try:
+        beat = next(
+            p for p in procs if "beat" in p.cmdline() and "celery" in " ".join(p.cmdline())
+        )
+        beat.send_signal(signal.SIGKILL)
+        code = server.process.wait(timeout=20)
+    except BaseException:
+        stop_server(server)
+        raise
+    assert code == 1, server.output()
+    assert "celery-beat exited unexpectedly" in server.output()
+    deadline = time.monotonic() + 5
+    while leftover_processes(procs) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftover_processes(procs) == []
+
+
+@pytest.fixture
+def external_postgres(tmp_path: Path):
+    """A PostgreSQL that is not serve's own: a second pgserver instance."""
+    pgdata = tmp_path / "external-pg"
+    pg = embedded.start_postgres(pgdata)
+    try:
+        yield pg
+    finally:
+        pg.stop()
+        assert psutil.pid_exists(pg.pid) is False or psutil.Process(pg.pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_external_database_url(tmp_path: Path, external_postgres: embedded.EmbeddedPostgres) -> None:
+    """With DATABASE_URL, serve migrates and uses that database, starting none."""
+    import os
+
+    data_dir = tmp_path / "data"
+    env = {**os.environ, "DATABASE_URL": external_postgres.url}
+    server = start_server(data_dir, env=env)
+    try:
+        assert not (data_dir / "postgres").exists()
+        assert _get(server, "/readyz")[0] == 200
+        with psycopg.connect(external_postgres.url) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM django_migrations").fetchone()
+        assert count > 0
+    finally:
+        stop_server(server)
+    # serve must not stop a database it did not start.
+    with psycopg.connect(external_postgres.url) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
