@@ -136,7 +136,9 @@ class FieldRequirement:
             if not all(_SQL_PATH_SEGMENT.fullmatch(s) for s in segments):
                 # The path is spliced into SQL (so an expression index can match);
                 # it comes from the resource's declaration, never from the request.
-                raise ValueError(f"field path {self.path!r} is not safe to embed in SQL")
+                raise ValueError(
+                    f"field path {self.path!r} is not safe to embed in SQL"
+                )
             expression = f"COALESCE({{data}} #>> '{{{{{','.join(segments)}}}}}', '')"
         sql_op = "=" if self.operator == _EQUALS else "<>"
         return f"{expression} {sql_op} %s", [self.value]
@@ -195,9 +197,13 @@ def parse_field_selector(text: str, supported: Mapping[str, str]) -> FieldSelect
             continue
         split = _split_term(term)
         if split is None:
-            raise SelectorError(f"invalid selector: '{text}'; can't understand '{term}'")
+            raise SelectorError(
+                f"invalid selector: '{text}'; can't understand '{term}'"
+            )
         lhs, op, rhs = split
-        parsed.append((lhs, _NOT_EQUALS if op == _NOT_EQUALS else _EQUALS, unescape_value(rhs)))
+        parsed.append(
+            (lhs, _NOT_EQUALS if op == _NOT_EQUALS else _EQUALS, unescape_value(rhs))
+        )
     # kube parses everything first, then converts field labels (the transform).
     requirements: list[FieldRequirement] = []
     for lhs, op, value in parsed:

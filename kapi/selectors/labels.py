@@ -60,7 +60,15 @@ LESS_THAN = "lt"
 NOT_EQUALS = "!="
 NOT_IN = "notin"
 
-_BINARY_OPERATORS = [IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN]
+_BINARY_OPERATORS = [
+    IN,
+    NOT_IN,
+    EQUALS,
+    DOUBLE_EQUALS,
+    NOT_EQUALS,
+    GREATER_THAN,
+    LESS_THAN,
+]
 _UNARY_OPERATORS = [EXISTS, DOES_NOT_EXIST]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -107,7 +115,10 @@ class Requirement:
         if op in (GREATER_THAN, LESS_THAN):
             if self.key not in labels or len(self.values) != 1:
                 return False
-            have, want = _parse_int64(str(labels[self.key])), _parse_int64(self.values[0])
+            have, want = (
+                _parse_int64(str(labels[self.key])),
+                _parse_int64(self.values[0]),
+            )
             if have is None or want is None:
                 return False
             return have > want if op == GREATER_THAN else have < want
@@ -159,7 +170,9 @@ class Requirement:
         return "false", []
 
 
-def new_requirement(key: str, operator: str, values: list[str] | tuple[str, ...], path: str = "") -> Requirement:
+def new_requirement(
+    key: str, operator: str, values: list[str] | tuple[str, ...], path: str = ""
+) -> Requirement:
     """``labels.NewRequirement``: validate and build, or raise :class:`SelectorError`.
 
     ``path`` prefixes the field paths in messages (``key``, ``values[0]``), as
@@ -174,28 +187,46 @@ def new_requirement(key: str, operator: str, values: list[str] | tuple[str, ...]
     if operator in (IN, NOT_IN):
         if not values:
             errors.append(
-                _field_error(values_path, values, "for 'in', 'notin' operators, values set can't be empty")
+                _field_error(
+                    values_path,
+                    values,
+                    "for 'in', 'notin' operators, values set can't be empty",
+                )
             )
     elif operator in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS):
         if len(values) != 1:
             errors.append(
-                _field_error(values_path, values, "exact-match compatibility requires one single value")
+                _field_error(
+                    values_path,
+                    values,
+                    "exact-match compatibility requires one single value",
+                )
             )
     elif operator in (EXISTS, DOES_NOT_EXIST):
         if values:
             errors.append(
-                _field_error(values_path, values, "values set must be empty for exists and does not exist")
+                _field_error(
+                    values_path,
+                    values,
+                    "values set must be empty for exists and does not exist",
+                )
             )
     elif operator in (GREATER_THAN, LESS_THAN):
         if len(values) != 1:
             errors.append(
-                _field_error(values_path, values, "for 'Gt', 'Lt' operators, exactly one value is required")
+                _field_error(
+                    values_path,
+                    values,
+                    "for 'Gt', 'Lt' operators, exactly one value is required",
+                )
             )
         for i, value in enumerate(values):
             if _parse_int64(value) is None:
                 errors.append(
                     _field_error(
-                        fe.index(values_path, i), value, "for 'Gt', 'Lt' operators, the value must be an integer"
+                        fe.index(values_path, i),
+                        value,
+                        "for 'Gt', 'Lt' operators, the value must be an integer",
                     )
                 )
     else:
@@ -205,7 +236,11 @@ def new_requirement(key: str, operator: str, values: list[str] | tuple[str, ...]
         )
     for i, value in enumerate(values):
         if msgs := is_valid_label_value(value):
-            errors.append(_field_error(fe.key(fe.index(values_path, i), key), value, "; ".join(msgs)))
+            errors.append(
+                _field_error(
+                    fe.key(fe.index(values_path, i), key), value, "; ".join(msgs)
+                )
+            )
     if errors:
         raise SelectorError(_aggregate(errors))
     return Requirement(key, operator, tuple(values))
@@ -241,7 +276,9 @@ class LabelSelector:
     def add(self, *requirements: Requirement) -> LabelSelector:
         if self.nothing:
             return self
-        return LabelSelector(tuple(sorted(self.requirements + requirements, key=lambda r: r.key)))
+        return LabelSelector(
+            tuple(sorted(self.requirements + requirements, key=lambda r: r.key))
+        )
 
     def __str__(self) -> str:
         return ",".join(str(r) for r in self.requirements)
@@ -331,10 +368,14 @@ def _lex(text: str) -> list[tuple[str, str]]:
                 else:
                     buffer += text[pos]
                     pos += 1
-            tokens.append(last or (_T_ERROR, f"error expected: keyword found '{buffer}'"))
+            tokens.append(
+                last or (_T_ERROR, f"error expected: keyword found '{buffer}'")
+            )
         else:
             start = pos
-            while pos < n and text[pos] not in _SPECIAL and text[pos] not in _WHITESPACE:
+            while (
+                pos < n and text[pos] not in _SPECIAL and text[pos] not in _WHITESPACE
+            ):
                 pos += 1
             word = text[start:pos]
             tokens.append((_STRING_TO_TOKEN.get(word, _T_ID), word))
@@ -373,20 +414,28 @@ class _Parser:
                 try:
                     requirements.append(self.parse_requirement())
                 except SelectorError as err:
-                    raise SelectorError(f"unable to parse requirement: {err.message}") from None
+                    raise SelectorError(
+                        f"unable to parse requirement: {err.message}"
+                    ) from None
                 kind, literal = self.consume()
                 if kind == _T_EOS:
                     return requirements
                 if kind == _T_COMMA:
                     kind2, literal2 = self.lookahead()
                     if kind2 not in (_T_ID, _T_NOT):
-                        raise SelectorError(f"found '{literal2}', expected: identifier after ','")
+                        raise SelectorError(
+                            f"found '{literal2}', expected: identifier after ','"
+                        )
                 else:
-                    raise SelectorError(f"found '{literal}', expected: ',' or 'end of string'")
+                    raise SelectorError(
+                        f"found '{literal}', expected: ',' or 'end of string'"
+                    )
             elif kind == _T_EOS:
                 return requirements
             else:
-                raise SelectorError(f"found '{literal}', expected: !, identifier, or 'end of string'")
+                raise SelectorError(
+                    f"found '{literal}', expected: !, identifier, or 'end of string'"
+                )
 
     def parse_requirement(self) -> Requirement:
         key, operator = self.parse_keyand_infer_operator()
@@ -410,7 +459,9 @@ class _Parser:
             raise SelectorError(f"found '{literal}', expected: identifier")
         if msgs := is_qualified_name(literal):
             # kube validates with the parser's path, which is nil unless given: "<nil>".
-            raise SelectorError(_field_error(self.path or "<nil>", literal, "; ".join(msgs)))
+            raise SelectorError(
+                _field_error(self.path or "<nil>", literal, "; ".join(msgs))
+            )
         if self.lookahead()[0] in (_T_EOS, _T_COMMA) and operator != DOES_NOT_EXIST:
             operator = EXISTS
         return literal, operator
@@ -427,7 +478,9 @@ class _Parser:
             _T_NOT_EQ: NOT_EQUALS,
         }.get(kind)
         if operator is None:
-            raise SelectorError(f"found '{literal}', expected: {', '.join(_BINARY_OPERATORS)}")
+            raise SelectorError(
+                f"found '{literal}', expected: {', '.join(_BINARY_OPERATORS)}"
+            )
         return operator
 
     def parse_values(self) -> set[str]:
@@ -515,5 +568,9 @@ def label_selector_from_dict(selector: Mapping[str, Any] | None) -> LabelSelecto
             raise SelectorError(
                 f"{fe.render_value(str(expr.get('operator', '')))} is not a valid label selector operator"
             )
-        requirements.append(new_requirement(expr.get("key", ""), operator, list(expr.get("values") or [])))
+        requirements.append(
+            new_requirement(
+                expr.get("key", ""), operator, list(expr.get("values") or [])
+            )
+        )
     return LabelSelector().add(*requirements)

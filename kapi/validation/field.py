@@ -111,12 +111,16 @@ def required(field: str, detail: str = "") -> Cause:
 
 
 def invalid(field: str, value: Any, detail: str = "") -> Cause:
-    return Cause(INVALID, _with_detail(f"Invalid value: {render_value(value)}", detail), field)
+    return Cause(
+        INVALID, _with_detail(f"Invalid value: {render_value(value)}", detail), field
+    )
 
 
 def type_invalid(field: str, value: Any, detail: str = "") -> Cause:
     return Cause(
-        TYPE_INVALID, _with_detail(f"Invalid value: {render_value(value)}", detail), field
+        TYPE_INVALID,
+        _with_detail(f"Invalid value: {render_value(value)}", detail),
+        field,
     )
 
 
@@ -131,12 +135,19 @@ def forbidden(field: str, detail: str = "") -> Cause:
 def too_long(field: str, max_bytes: int) -> Cause:
     """``Too long: may not be more than N bytes`` (kube >= 1.32 wording)."""
     unit = "byte" if max_bytes == 1 else "bytes"
-    detail = f"may not be more than {max_bytes} {unit}" if max_bytes >= 0 else "value is too long"
+    detail = (
+        f"may not be more than {max_bytes} {unit}"
+        if max_bytes >= 0
+        else "value is too long"
+    )
     return Cause(TOO_LONG, f"Too long: {detail}", field)
 
 
 def not_supported(field: str, value: Any, supported: Iterable[str]) -> Cause:
     quoted = [go_quote(str(v)) for v in supported]
     detail = "supported values: " + ", ".join(quoted) if quoted else ""
-    return Cause(NOT_SUPPORTED, _with_detail(f"Unsupported value: {render_value(value)}", detail), field)
-
+    return Cause(
+        NOT_SUPPORTED,
+        _with_detail(f"Unsupported value: {render_value(value)}", detail),
+        field,
+    )

@@ -43,7 +43,14 @@ FINALIZER_FOREGROUND = "foregroundDeletion"
 STANDARD_FINALIZERS = frozenset({"kubernetes", FINALIZER_ORPHAN, FINALIZER_FOREGROUND})
 # Owners kube refuses (an Event must never keep anything alive).
 _BANNED_OWNERS = frozenset({("", "v1", "Event")})
-_OWNER_REF_KEYS = ("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")
+_OWNER_REF_KEYS = (
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion",
+)
 
 _M = "metadata"
 
@@ -53,11 +60,16 @@ def _str(meta: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def validate_labels(labels: Mapping[str, Any] | None, field: str = f"{_M}.labels") -> list[Cause]:
+def validate_labels(
+    labels: Mapping[str, Any] | None, field: str = f"{_M}.labels"
+) -> list[Cause]:
     causes: list[Cause] = []
     for k, v in (labels or {}).items():
         causes += [invalid(field, k, msg) for msg in is_qualified_name(k)]
-        causes += [invalid(field, v, msg) for msg in is_valid_label_value(v if isinstance(v, str) else str(v))]
+        causes += [
+            invalid(field, v, msg)
+            for msg in is_valid_label_value(v if isinstance(v, str) else str(v))
+        ]
     return causes
 
 
@@ -108,7 +120,11 @@ def validate_owner_references(
             causes.append(required(f"{path}.apiVersion", "must not be empty"))
         elif gv is None or not gv[1]:
             causes.append(
-                invalid(f"{path}.apiVersion", api_version, "must be <group>/<version> or <version>")
+                invalid(
+                    f"{path}.apiVersion",
+                    api_version,
+                    "must be <group>/<version> or <version>",
+                )
             )
         for name in ("kind", "name", "uid"):
             if not _str(ref, name):
@@ -129,7 +145,10 @@ def validate_owner_references(
                 causes.append(
                     invalid(
                         field,
-                        [_owner_ref_value(r) if isinstance(r, Mapping) else r for r in refs or []],
+                        [
+                            _owner_ref_value(r) if isinstance(r, Mapping) else r
+                            for r in refs or []
+                        ],
                         "Only one reference can have Controller set to true. "
                         f'Found "true" in references for {first_controller} and {current}',
                     )
@@ -172,7 +191,11 @@ def _validate_core_finalizers(names: list[str], field: str) -> list[Cause]:
         causes += [invalid(path, name, msg) for msg in is_qualified_name(name)]
         if "/" not in name and name not in STANDARD_FINALIZERS:
             causes.append(
-                invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified")
+                invalid(
+                    path,
+                    name,
+                    "name is neither a standard finalizer name nor is it fully qualified",
+                )
             )
     return causes
 
@@ -196,10 +219,14 @@ def validate_managed_fields(
         if not operation:
             causes.append(required(f"{path}.operation", "must not be empty"))
         elif operation not in ("Apply", "Update"):
-            causes.append(not_supported(f"{path}.operation", operation, ["Apply", "Update"]))
+            causes.append(
+                not_supported(f"{path}.operation", operation, ["Apply", "Update"])
+            )
         fields_type = _str(entry, "fieldsType")
         if fields_type and fields_type != "FieldsV1":
-            causes.append(invalid(f"{path}.fieldsType", fields_type, "must be `FieldsV1`"))
+            causes.append(
+                invalid(f"{path}.fieldsType", fields_type, "must be `FieldsV1`")
+            )
         manager = _str(entry, "manager")
         if len(manager.encode()) > FIELD_MANAGER_MAX_LENGTH:
             causes.append(too_long(f"{path}.manager", FIELD_MANAGER_MAX_LENGTH))
@@ -221,8 +248,16 @@ def validate_managed_fields(
 
 def _validate_generation(meta: Mapping[str, Any]) -> list[Cause]:
     generation = meta.get("generation")
-    if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
-        return [invalid(f"{_M}.generation", generation, "must be greater than or equal to 0")]
+    if (
+        isinstance(generation, int)
+        and not isinstance(generation, bool)
+        and generation < 0
+    ):
+        return [
+            invalid(
+                f"{_M}.generation", generation, "must be greater than or equal to 0"
+            )
+        ]
     return []
 
 
@@ -260,7 +295,8 @@ def validate_object_meta(
             causes.append(required(f"{_M}.namespace"))
         else:
             causes += [
-                invalid(f"{_M}.namespace", namespace, msg) for msg in name_is_dns_label(namespace)
+                invalid(f"{_M}.namespace", namespace, msg)
+                for msg in name_is_dns_label(namespace)
             ]
     elif namespace:
         causes.append(forbidden(f"{_M}.namespace", "not allowed on this type"))
@@ -312,7 +348,9 @@ def validate_object_meta_update(
     causes: list[Cause] = []
     if old.get("deletionTimestamp"):
         old_finalizers = set(old.get("finalizers") or [])
-        extra = sorted({f for f in new.get("finalizers") or [] if f not in old_finalizers})
+        extra = sorted(
+            {f for f in new.get("finalizers") or [] if f not in old_finalizers}
+        )
         if extra:
             causes.append(
                 forbidden(
@@ -323,7 +361,11 @@ def validate_object_meta_update(
             )
     if not _str(new, "resourceVersion"):
         causes.append(
-            invalid(f"{_M}.resourceVersion", _str(new, "resourceVersion"), "must be specified for an update")
+            invalid(
+                f"{_M}.resourceVersion",
+                _str(new, "resourceVersion"),
+                "must be specified for an update",
+            )
         )
     causes += _validate_generation(new)
     new_gen, old_gen = new.get("generation") or 0, old.get("generation") or 0

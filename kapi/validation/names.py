@@ -99,7 +99,11 @@ def is_dns1123_label(value: str) -> list[str]:
             # A valid subdomain but not a label: length was checked, so it is the dots.
             errs.append("must not contain dots")
         else:
-            errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+            errs.append(
+                regex_error(
+                    _DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"
+                )
+            )
     return errs
 
 
@@ -108,7 +112,9 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     if _byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+        errs.append(
+            regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com")
+        )
     return errs
 
 
@@ -142,7 +148,9 @@ def is_qualified_name(value: str) -> list[str]:
     else:
         return [
             "a valid label key "
-            + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + regex_error(
+                _LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"
+            )
             + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ]
     if not name:
@@ -151,7 +159,10 @@ def is_qualified_name(value: str) -> list[str]:
         errs.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH, "bytes"))
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append(
-            "name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            "name part "
+            + regex_error(
+                _LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"
+            )
         )
     return errs
 
@@ -161,7 +172,11 @@ def is_valid_label_value(value: str) -> list[str]:
     if _byte_len(value) > LABEL_VALUE_MAX_LENGTH:
         errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH, "bytes"))
     if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+        errs.append(
+            regex_error(
+                _LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"
+            )
+        )
     return errs
 
 
@@ -192,11 +207,15 @@ NAME_RULES: dict[str, Callable[[str, bool], list[str]]] = {
 }
 
 
-def validate_name(name: str, rule: str, field: str, *, prefix: bool = False) -> list[Cause]:
+def validate_name(
+    name: str, rule: str, field: str, *, prefix: bool = False
+) -> list[Cause]:
     """``Invalid`` causes for ``name`` under ``rule`` (``subdomain``, ``label`` or
     ``path-segment``); ``prefix=True`` checks a ``generateName``."""
     try:
         check = NAME_RULES[rule]
     except KeyError:
-        raise ValueError(f"unknown name rule {rule!r}; expected one of {sorted(NAME_RULES)}") from None
+        raise ValueError(
+            f"unknown name rule {rule!r}; expected one of {sorted(NAME_RULES)}"
+        ) from None
     return [invalid(field, name, msg) for msg in check(name, prefix)]

@@ -20,7 +20,10 @@ __all__ = ["validate_label_selector", "validate_label_selector_requirement"]
 
 
 def validate_label_selector_requirement(
-    requirement: Mapping[str, Any], field: str, *, allow_invalid_label_value: bool = False
+    requirement: Mapping[str, Any],
+    field: str,
+    *,
+    allow_invalid_label_value: bool = False,
 ) -> list[Cause]:
     causes: list[Cause] = []
     operator = requirement.get("operator", "")
@@ -28,7 +31,10 @@ def validate_label_selector_requirement(
     if operator in ("In", "NotIn"):
         if not values:
             causes.append(
-                required(f"{field}.values", "must be specified when `operator` is 'In' or 'NotIn'")
+                required(
+                    f"{field}.values",
+                    "must be specified when `operator` is 'In' or 'NotIn'",
+                )
             )
     elif operator in ("Exists", "DoesNotExist"):
         if values:
@@ -39,9 +45,13 @@ def validate_label_selector_requirement(
                 )
             )
     else:
-        causes.append(invalid(f"{field}.operator", operator, "not a valid selector operator"))
+        causes.append(
+            invalid(f"{field}.operator", operator, "not a valid selector operator")
+        )
     label_key = requirement.get("key", "")
-    causes += [invalid(f"{field}.key", label_key, msg) for msg in is_qualified_name(label_key)]
+    causes += [
+        invalid(f"{field}.key", label_key, msg) for msg in is_qualified_name(label_key)
+    ]
     if not allow_invalid_label_value:
         for i, value in enumerate(values):
             causes += [
@@ -52,7 +62,10 @@ def validate_label_selector_requirement(
 
 
 def validate_label_selector(
-    selector: Mapping[str, Any] | None, field: str, *, allow_invalid_label_value: bool = False
+    selector: Mapping[str, Any] | None,
+    field: str,
+    *,
+    allow_invalid_label_value: bool = False,
 ) -> list[Cause]:
     """Causes for ``matchLabels`` and ``matchExpressions`` under ``field``."""
     if selector is None:

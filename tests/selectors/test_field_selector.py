@@ -49,7 +49,10 @@ def test_unescaped_values() -> None:
 ERRORS = [
     ("foo=bar", "field label not supported: foo"),
     ("metadata.name=a,zzz=b", "field label not supported: zzz"),
-    ("metadata.name", "invalid selector: 'metadata.name'; can't understand 'metadata.name'"),
+    (
+        "metadata.name",
+        "invalid selector: 'metadata.name'; can't understand 'metadata.name'",
+    ),
     ("type=a,b", "invalid selector: 'type=a,b'; can't understand 'b'"),
     ("type=a=b", "invalid field selector: unescaped character in value: 61"),
     (r"type=a\!b", r"invalid field selector: invalid escape sequence: \!"),
@@ -67,7 +70,11 @@ def test_errors(text: str, message: str) -> None:
 
 
 POD = {"metadata": {"name": "p", "namespace": "ns"}, "spec": {"nodeName": "n1"}}
-EVENT = {"metadata": {"name": "e", "namespace": "ns"}, "type": "Warning", "involvedObject": {"kind": "Pod"}}
+EVENT = {
+    "metadata": {"name": "e", "namespace": "ns"},
+    "type": "Warning",
+    "involvedObject": {"kind": "Pod"},
+}
 NODE = {"metadata": {"name": "n1"}, "spec": {"unschedulable": True}}
 
 MATCHES = [
@@ -105,14 +112,21 @@ def test_requires_exact_and_empty() -> None:
 
 def test_sql_shape() -> None:
     """Columns are used as given; other fields come from {data} by a literal path."""
-    selector = parse_field_selector("metadata.name=a,involvedObject.kind!=Pod", SUPPORTED)
+    selector = parse_field_selector(
+        "metadata.name=a,involvedObject.kind!=Pod", SUPPORTED
+    )
     assert selector.to_sql(COLUMNS) == (
         ["COALESCE({data} #>> '{{involvedObject,kind}}', '') <> %s", "name = %s"],
         ["Pod", "a"],
     )
 
 
-OBJECTS = [POD, EVENT, NODE, {"metadata": {"name": "a,b=c", "namespace": ""}, "type": None}]
+OBJECTS = [
+    POD,
+    EVENT,
+    NODE,
+    {"metadata": {"name": "a,b=c", "namespace": ""}, "type": None},
+]
 SQL_SELECTORS = [m[0] for m in MATCHES] + [r"metadata.name=a\,b\=c", "type=", "type!="]
 
 

@@ -53,7 +53,10 @@ def test_canonical_string(text: str, canonical: str) -> None:
 
 
 ERRORS = [
-    ("x y", "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt"),
+    (
+        "x y",
+        "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt",
+    ),
     ("x,", "found '', expected: identifier after ','"),
     (",x", "found ',', expected: !, identifier, or 'end of string'"),
     ("x=a=b", "found '=', expected: ',' or 'end of string'"),
@@ -62,18 +65,21 @@ ERRORS = [
     ("x in a", "unable to parse requirement: found 'a' expected: '('"),
     ("x in (a b)", "unable to parse requirement: found 'b', expected: ',' or ')'"),
     ("x in (a", "unable to parse requirement: found '', expected: ',' or ')'"),
-    ("x in (=)", "unable to parse requirement: found '=', expected: ',', ')' or identifier"),
+    (
+        "x in (=)",
+        "unable to parse requirement: found '=', expected: ',', ')' or identifier",
+    ),
     ("x<=1", "unable to parse requirement: found '=', expected: identifier"),
     ("!", "unable to parse requirement: found '', expected: identifier"),
     ("x=(", "unable to parse requirement: found '(', expected: identifier"),
     (
         "x>a",
-        "unable to parse requirement: values[0]: Invalid value: \"a\": "
+        'unable to parse requirement: values[0]: Invalid value: "a": '
         "for 'Gt', 'Lt' operators, the value must be an integer",
     ),
     (
         "x/y/z=a",
-        "unable to parse requirement: <nil>: Invalid value: \"x/y/z\": a valid label key "
+        'unable to parse requirement: <nil>: Invalid value: "x/y/z": a valid label key '
         "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
         f"with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
         f"regex used for validation is {KEY_RE}) with an optional DNS subdomain prefix and "
@@ -81,22 +87,23 @@ ERRORS = [
     ),
     (
         "-x=a",
-        "unable to parse requirement: <nil>: Invalid value: \"-x\": name part must consist "
+        'unable to parse requirement: <nil>: Invalid value: "-x": name part must consist '
         "of alphanumeric characters, '-', '_' or '.', and must start and end with an "
         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used "
         f"for validation is {KEY_RE})",
     ),
     (
         "x=a_",
-        "unable to parse requirement: values[0][x]: Invalid value: \"a_\": a valid label must "
+        'unable to parse requirement: values[0][x]: Invalid value: "a_": a valid label must '
         "be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
         "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
         "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
     ),
     (
         "x=" + "a" * 64,
-        "unable to parse requirement: values[0][x]: Invalid value: \"" + "a" * 64
-        + "\": must be no more than 63 bytes",
+        'unable to parse requirement: values[0][x]: Invalid value: "'
+        + "a" * 64
+        + '": must be no more than 63 bytes',
     ),
 ]
 
@@ -155,7 +162,14 @@ def test_empty_and_requires_exact() -> None:
     assert parse_label_selector("").empty
     assert not parse_label_selector("x").empty
     selector = parse_label_selector("a=1,b==2,c in (3),d in (4,5),e!=6")
-    assert [selector.requires_exact(k) for k in "abcdef"] == ["1", "2", "3", None, None, None]
+    assert [selector.requires_exact(k) for k in "abcdef"] == [
+        "1",
+        "2",
+        "3",
+        None,
+        None,
+        None,
+    ]
 
 
 FROM_DICT = [
@@ -179,7 +193,9 @@ FROM_DICT = [
 
 
 @pytest.mark.parametrize(("data", "canonical", "special"), FROM_DICT)
-def test_label_selector_from_dict(data: dict | None, canonical: str | None, special: str | None) -> None:
+def test_label_selector_from_dict(
+    data: dict | None, canonical: str | None, special: str | None
+) -> None:
     """metav1.LabelSelector: None selects nothing, {} everything, else sorted requirements."""
     selector = label_selector_from_dict(data)
     if special == "nothing":
@@ -265,10 +281,14 @@ SQL_SELECTORS = [
 ]
 
 
-def _sql_matches(conn, selector: LabelSelector, labels_expr: str = "labels") -> set[int]:
+def _sql_matches(
+    conn, selector: LabelSelector, labels_expr: str = "labels"
+) -> set[int]:
     predicates, params = selector.to_sql()
     where = " AND ".join(f"({p})" for p in predicates) or "true"
-    sql = f"SELECT id FROM objects WHERE {where}".format(labels=labels_expr, data="data")
+    sql = f"SELECT id FROM objects WHERE {where}".format(
+        labels=labels_expr, data="data"
+    )
     return {row[0] for row in conn.execute(sql, params).fetchall()}
 
 
@@ -280,7 +300,9 @@ def _load(conn, objects: list[dict[str, str] | None]) -> None:
             [
                 i,
                 None if labels is None else json.dumps(labels),
-                json.dumps({"metadata": {"labels": labels} if labels is not None else {}}),
+                json.dumps(
+                    {"metadata": {"labels": labels} if labels is not None else {}}
+                ),
             ],
         )
 
@@ -305,16 +327,37 @@ _labels = st.one_of(st.none(), st.dictionaries(_keys, _values, max_size=3))
 def _requirements(draw) -> str:
     k = draw(_keys)
     v = draw(_values.filter(lambda s: s and s[0].isalnum()))
-    vs = ",".join(draw(st.lists(_values.filter(lambda s: not s or s[0].isalnum()), min_size=1, max_size=3)))
+    vs = ",".join(
+        draw(
+            st.lists(
+                _values.filter(lambda s: not s or s[0].isalnum()),
+                min_size=1,
+                max_size=3,
+            )
+        )
+    )
     n = draw(st.sampled_from(["0", "1", "5", "010"]))
     return draw(
         st.sampled_from(
-            [f"{k}={v}", f"{k}!={v}", f"{k} in ({vs})", f"{k} notin ({vs})", k, f"!{k}", f"{k}>{n}", f"{k}<{n}"]
+            [
+                f"{k}={v}",
+                f"{k}!={v}",
+                f"{k} in ({vs})",
+                f"{k} notin ({vs})",
+                k,
+                f"!{k}",
+                f"{k}>{n}",
+                f"{k}<{n}",
+            ]
         )
     )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     text=st.lists(_requirements(), min_size=1, max_size=3).map(",".join),
     objects=st.lists(_labels, min_size=1, max_size=6),

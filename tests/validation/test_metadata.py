@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kapi.errors import Cause
-from kapi.validation import validate_label_selector, validate_object_meta, validate_object_meta_update
+from kapi.validation import (
+    validate_label_selector,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 
 LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
@@ -25,8 +29,13 @@ NAME_PART_MSG = (
 )
 
 
-def _create(meta: dict, namespaced: bool = True, rule: str = "subdomain") -> list[tuple[str, str, str]]:
-    return [(c.type, c.field, c.message) for c in validate_object_meta(meta, namespaced=namespaced, name_rule=rule)]
+def _create(
+    meta: dict, namespaced: bool = True, rule: str = "subdomain"
+) -> list[tuple[str, str, str]]:
+    return [
+        (c.type, c.field, c.message)
+        for c in validate_object_meta(meta, namespaced=namespaced, name_rule=rule)
+    ]
 
 
 CREATE = [
@@ -35,37 +44,79 @@ CREATE = [
     (
         {"namespace": "ns"},
         True,
-        [("FieldValueRequired", "metadata.name", "Required value: name or generateName is required")],
+        [
+            (
+                "FieldValueRequired",
+                "metadata.name",
+                "Required value: name or generateName is required",
+            )
+        ],
     ),
-    ({"name": "a"}, True, [("FieldValueRequired", "metadata.namespace", "Required value")]),
+    (
+        {"name": "a"},
+        True,
+        [("FieldValueRequired", "metadata.namespace", "Required value")],
+    ),
     (
         {"name": "a", "namespace": "ns"},
         False,
-        [("FieldValueForbidden", "metadata.namespace", "Forbidden: not allowed on this type")],
+        [
+            (
+                "FieldValueForbidden",
+                "metadata.namespace",
+                "Forbidden: not allowed on this type",
+            )
+        ],
     ),
     (
         {"name": "a", "namespace": "Ns"},
         True,
-        [("FieldValueInvalid", "metadata.namespace", f'Invalid value: "Ns": {LABEL_MSG}')],
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.namespace",
+                f'Invalid value: "Ns": {LABEL_MSG}',
+            )
+        ],
     ),
     (
         {"name": "a", "labels": {"-k": "v_"}},
         False,
         [
-            ("FieldValueInvalid", "metadata.labels", f'Invalid value: "-k": {NAME_PART_MSG}'),
-            ("FieldValueInvalid", "metadata.labels", f'Invalid value: "v_": {VALUE_MSG}'),
+            (
+                "FieldValueInvalid",
+                "metadata.labels",
+                f'Invalid value: "-k": {NAME_PART_MSG}',
+            ),
+            (
+                "FieldValueInvalid",
+                "metadata.labels",
+                f'Invalid value: "v_": {VALUE_MSG}',
+            ),
         ],
     ),
     ({"name": "a", "annotations": {"Example.COM/Key": "x"}}, False, []),
     (
         {"name": "a", "annotations": {"k": "x" * 262144}},
         False,
-        [("FieldValueTooLong", "metadata.annotations", "Too long: may not be more than 262144 bytes")],
+        [
+            (
+                "FieldValueTooLong",
+                "metadata.annotations",
+                "Too long: may not be more than 262144 bytes",
+            )
+        ],
     ),
     (
         {"name": "a", "generation": -1},
         False,
-        [("FieldValueInvalid", "metadata.generation", "Invalid value: -1: must be greater than or equal to 0")],
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.generation",
+                "Invalid value: -1: must be greater than or equal to 0",
+            )
+        ],
     ),
     ({"name": "a", "finalizers": ["kubernetes", "example.com/x"]}, False, []),
     (
@@ -94,12 +145,25 @@ CREATE = [
         {"name": "a", "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap"}]},
         False,
         [
-            ("FieldValueRequired", "metadata.ownerReferences[0].name", "Required value: must not be empty"),
-            ("FieldValueRequired", "metadata.ownerReferences[0].uid", "Required value: must not be empty"),
+            (
+                "FieldValueRequired",
+                "metadata.ownerReferences[0].name",
+                "Required value: must not be empty",
+            ),
+            (
+                "FieldValueRequired",
+                "metadata.ownerReferences[0].uid",
+                "Required value: must not be empty",
+            ),
         ],
     ),
     (
-        {"name": "a", "ownerReferences": [{"apiVersion": "a/b/c", "kind": "K", "name": "n", "uid": "u"}]},
+        {
+            "name": "a",
+            "ownerReferences": [
+                {"apiVersion": "a/b/c", "kind": "K", "name": "n", "uid": "u"}
+            ],
+        },
         False,
         [
             (
@@ -113,8 +177,20 @@ CREATE = [
         {
             "name": "a",
             "ownerReferences": [
-                {"apiVersion": "v1", "kind": "A", "name": "x", "uid": "1", "controller": True},
-                {"apiVersion": "v1", "kind": "B", "name": "y", "uid": "2", "controller": True},
+                {
+                    "apiVersion": "v1",
+                    "kind": "A",
+                    "name": "x",
+                    "uid": "1",
+                    "controller": True,
+                },
+                {
+                    "apiVersion": "v1",
+                    "kind": "B",
+                    "name": "y",
+                    "uid": "2",
+                    "controller": True,
+                },
             ],
         },
         False,
@@ -158,7 +234,11 @@ def test_generate_name() -> None:
 def test_label_rule_name() -> None:
     """A label-rule kind refuses dots in its name."""
     assert _create({"name": "a.b"}, False, "label") == [
-        ("FieldValueInvalid", "metadata.name", 'Invalid value: "a.b": must not contain dots')
+        (
+            "FieldValueInvalid",
+            "metadata.name",
+            'Invalid value: "a.b": must not contain dots',
+        )
     ]
 
 
@@ -174,9 +254,36 @@ OLD = {
 UPDATE = [
     ({}, []),
     ({"labels": {"x": "y"}, "annotations": {"k": "v"}, "generateName": "b-"}, []),
-    ({"name": "b"}, [("FieldValueInvalid", "metadata.name", 'Invalid value: "b": field is immutable')]),
-    ({"namespace": "other"}, [("FieldValueInvalid", "metadata.namespace", 'Invalid value: "other": field is immutable')]),
-    ({"uid": "u2"}, [("FieldValueInvalid", "metadata.uid", 'Invalid value: "u2": field is immutable')]),
+    (
+        {"name": "b"},
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.name",
+                'Invalid value: "b": field is immutable',
+            )
+        ],
+    ),
+    (
+        {"namespace": "other"},
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.namespace",
+                'Invalid value: "other": field is immutable',
+            )
+        ],
+    ),
+    (
+        {"uid": "u2"},
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.uid",
+                'Invalid value: "u2": field is immutable',
+            )
+        ],
+    ),
     (
         {"creationTimestamp": "2025-01-01T00:00:00Z"},
         [
@@ -189,9 +296,24 @@ UPDATE = [
     ),
     (
         {"resourceVersion": ""},
-        [("FieldValueInvalid", "metadata.resourceVersion", 'Invalid value: "": must be specified for an update')],
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.resourceVersion",
+                'Invalid value: "": must be specified for an update',
+            )
+        ],
     ),
-    ({"generation": 1}, [("FieldValueInvalid", "metadata.generation", "Invalid value: 1: must not be decremented")]),
+    (
+        {"generation": 1},
+        [
+            (
+                "FieldValueInvalid",
+                "metadata.generation",
+                "Invalid value: 1: must not be decremented",
+            )
+        ],
+    ),
 ]
 
 
@@ -205,7 +327,11 @@ def test_validate_object_meta_update(changes: dict, expected: list) -> None:
 
 def test_no_new_finalizers_while_deleting() -> None:
     """Once deletionTimestamp is set, finalizers may only be removed."""
-    old = {**OLD, "deletionTimestamp": "2024-02-01T00:00:00Z", "finalizers": ["example.com/a"]}
+    old = {
+        **OLD,
+        "deletionTimestamp": "2024-02-01T00:00:00Z",
+        "finalizers": ["example.com/a"],
+    }
     new = {**old, "finalizers": ["example.com/a", "example.com/c", "example.com/b"]}
     assert validate_object_meta_update(new, old) == [
         Cause(

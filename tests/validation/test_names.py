@@ -50,7 +50,13 @@ CASES = [
     (is_qualified_name, "", ["name part must be non-empty", NAME_PART_MSG]),
     (is_qualified_name, "/a", ["prefix part must be non-empty"]),
     (is_qualified_name, "Example.com/a", ["prefix part " + SUBDOMAIN_MSG]),
-    (is_qualified_name, "a" * 64, ["name part must be no more than 63 bytes", ]),
+    (
+        is_qualified_name,
+        "a" * 64,
+        [
+            "name part must be no more than 63 bytes",
+        ],
+    ),
     (is_valid_label_value, "", []),
     (is_valid_label_value, "My_value.1", []),
     (is_valid_label_value, "a" * 64, ["must be no more than 63 bytes"]),
@@ -66,9 +72,18 @@ def test_checks(check, value: str, expected: list[str]) -> None:
 def test_validate_name_subdomain_message() -> None:
     """An invalid name yields one Invalid cause worded as kube does, and a Status message."""
     causes = validate_name("Foo_", "subdomain", "metadata.name")
-    assert causes == [Cause("FieldValueInvalid", f'Invalid value: "Foo_": {SUBDOMAIN_MSG}', "metadata.name")]
+    assert causes == [
+        Cause(
+            "FieldValueInvalid",
+            f'Invalid value: "Foo_": {SUBDOMAIN_MSG}',
+            "metadata.name",
+        )
+    ]
     err = invalid("", "ConfigMap", "Foo_", causes)
-    assert err.status["message"] == f'ConfigMap "Foo_" is invalid: metadata.name: Invalid value: "Foo_": {SUBDOMAIN_MSG}'
+    assert (
+        err.status["message"]
+        == f'ConfigMap "Foo_" is invalid: metadata.name: Invalid value: "Foo_": {SUBDOMAIN_MSG}'
+    )
 
 
 @pytest.mark.parametrize(
