@@ -70,6 +70,16 @@ class KubernetesView(APIView):
             raise
         super().initial(request, *args, **kwargs)
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        output = getattr(request, "kapi_output", None)
+        if isinstance(response, Response) and output is not None and response.content_type is None:
+            if response.status_code < 400 or output.transform is None:
+                response.content_type = output.content_type
+            else:
+                response.content_type = output.content_type.split(";")[0]
+        return response
+
 
 class VersionView(KubernetesView):
     authentication_classes: list = []
@@ -128,6 +138,38 @@ class APIResourceListView(KubernetesView):
         if body is None:
             raise _not_found()
         return Response(body)
+
+
+class OpenAPIView(KubernetesView):
+    """/openapi/v2 and /openapi/v3[/PATH], with ETags so clients can cache."""
+
+    def get(self, request, version, path=""):
+        from kapi.api import openapi
+
+        if version == "v2":
+            body = openapi.openapi_v2(catalog())
+        elif not path:
+            body = openapi.openapi_v3_index(catalog())
+        else:
+            parts = path.strip("/").split("/")
+            if parts[0] == "api" and len(parts) == 2:
+                body = openapi.openapi_v3_document(catalog(), "", parts[1])
+            elif parts[0] == "apis" and len(parts) == 3:
+                body = openapi.openapi_v3_document(catalog(), parts[1], parts[2])
+            else:
+                body = None
+        if body is None:
+            raise _not_found()
+        from kapi.api.renderers import dump_json
+        import hashlib
+
+        etag = '"' + hashlib.sha256(dump_json(body)).hexdigest()[:32].upper() + '"'
+        if request.META.get("HTTP_IF_NONE_MATCH") == etag:
+            return HttpResponse(status=304)
+        response = Response(body)
+        response["ETag"] = etag
+        response["Cache-Control"] = "no-cache, private" if not request.GET.get("hash") else "public, immutable"
+        return response
 
 
 class ResourceView(KubernetesView):

@@ -268,35 +268,27 @@ class Registry:
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run, preconditions)
 
     def _prepare_update(self, rt: ResourceType, new: Object, current: Object, subresource: str) -> None:
-        """System fields, strategy and validation for an update. Mutates ``new``."""
+        """System fields, strategy and validation for an update (kube's BeforeUpdate).
+        Mutates ``new``."""
         meta = new["metadata"]
         cur_meta = current["metadata"]
-        causes = validate_object_meta_update(meta, cur_meta)
-        # Fields the client cannot change: kept from the stored object.
-        for system in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
-            if system in cur_meta:
-                meta[system] = cur_meta[system]
-            else:
-                meta.pop(system, None)
-        meta["resourceVersion"] = cur_meta["resourceVersion"]
         if subresource == "status":
             rt.strategy.prepare_for_status_update(new, current)
-            new["metadata"] = {**cur_meta, "resourceVersion": cur_meta["resourceVersion"]}
+            # A status write changes nothing in metadata but what kube lets it.
+            new["metadata"] = meta = {**cur_meta}
         else:
+            meta["generation"] = cur_meta.get("generation", 1)
             rt.strategy.prepare_for_update(new, current)
-        if "deletionTimestamp" in cur_meta:
-            added = set(meta.get("finalizers") or []) - set(cur_meta.get("finalizers") or [])
-            if added:
-                causes.append(
-                    Cause(
-                        "FieldValueForbidden",
-                        "Forbidden: no new finalizers can be added if the object is being deleted, "
-                        f"found new finalizers {sorted(added)!r}".replace("'", '"'),
-                        "metadata.finalizers",
-                    )
-                )
-        if not causes:
-            causes = validate_object_meta(meta, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        if not meta.get("uid"):
+            meta["uid"] = cur_meta.get("uid")
+        for kept in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            if kept in cur_meta:
+                meta[kept] = cur_meta[kept]
+            else:
+                meta.pop(kept, None)
+        if not meta.get("resourceVersion"):
+            meta["resourceVersion"] = cur_meta["resourceVersion"]
+        causes = validate_object_meta_update(meta, cur_meta)
         causes += rt.strategy.validate_update(new, current)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
