@@ -1,7 +1,13 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class KapiConfig(AppConfig):
     name = "kapi"
     verbose_name = "Kubernetes API"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from kapi.bootstrap import _on_post_migrate
+
+        post_migrate.connect(_on_post_migrate, sender=self)

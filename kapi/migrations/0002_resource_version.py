@@ -30,7 +30,7 @@ BEGIN
   SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END
     INTO seq FROM kapi_resource_version;
   SELECT array_agg(x) INTO running
-    FROM unnest(pg_snapshot_xip(pg_current_snapshot())) AS x;
+    FROM pg_snapshot_xip(pg_current_snapshot()) AS x;
   IF running IS NULL THEN
     RETURN seq;
   END IF;

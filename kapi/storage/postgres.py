@@ -93,10 +93,40 @@ def _loads(value: Any) -> Any:
     return orjson.loads(value) if isinstance(value, (str, bytes)) else value
 
 
+_TOP_ORDER = ("apiVersion", "kind", "metadata")
+_META_ORDER = (
+    "name",
+    "generateName",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
+
+
+def _ordered(d: dict, first: tuple[str, ...]) -> dict:
+    """jsonb sorts keys by length; put them back in the order kube writes them."""
+    out = {k: d[k] for k in first if k in d}
+    for k, v in d.items():
+        if k not in out:
+            out[k] = v
+    return out
+
+
 def _stamp(data: Any, revision: int) -> Object:
     obj = _loads(data)
-    obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
-    return obj
+    meta = obj.get("metadata") or {}
+    meta["resourceVersion"] = str(revision)
+    obj["metadata"] = _ordered(meta, _META_ORDER)
+    return _ordered(obj, _TOP_ORDER)
 
 
 def _strip(obj: Object) -> tuple[str, str]:

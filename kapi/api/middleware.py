@@ -1,0 +1,86 @@
+"""Django middleware for the API paths: errors as ``Status``, body limit, gzip.
+
+Anything that fails outside a DRF view (an unknown URL, an oversized body,
+a bug) still answers with a Kubernetes ``Status``, never an HTML page.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+from django.http import HttpResponse
+from django.views import defaults
+
+from kapi import errors
+from kapi.api.parsers import MAX_BODY_BYTES
+from kapi.api.renderers import dump_json
+
+__all__ = ["KubernetesAPIMiddleware", "not_found_handler", "status_response"]
+
+#: kube compresses responses above this size (``defaultGzipThresholdBytes``).
+GZIP_THRESHOLD = 128 * 1024
+
+
+def _is_api_path(path: str) -> bool:
+    return not path.startswith(("/admin", "/static"))
+
+
+def status_response(error: errors.StatusError) -> HttpResponse:
+    response = HttpResponse(dump_json(error.status), status=error.code, content_type="application/json")
+    for name, value in error.headers.items():
+        response[name] = value
+    return response
+
+
+def not_found_handler(request, exception=None):
+    if _is_api_path(request.path):
+        return status_response(
+            errors.StatusError(
+                errors.status_failure(404, "NotFound", "the server could not find the requested resource")
+            )
+        )
+    return defaults.page_not_found(request, exception)
+
+
+class KubernetesAPIMiddleware:
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not _is_api_path(request.path):
+            return self.get_response(request)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > MAX_BODY_BYTES:
+            return status_response(
+                errors.request_entity_too_large(f"Request entity too large: limit is {MAX_BODY_BYTES}")
+            )
+        response = self.get_response(request)
+        return self._compress(request, response)
+
+    def process_exception(self, request, exception):
+        if not _is_api_path(request.path):
+            return None
+        from kapi.api.exceptions import to_status_error
+
+        return status_response(to_status_error(exception))
+
+    @staticmethod
+    def _compress(request, response):
+        if getattr(response, "streaming", False) or response.has_header("Content-Encoding"):
+            return response
+        if "gzip" not in request.META.get("HTTP_ACCEPT_ENCODING", ""):
+            return response
+        if len(response.content) < GZIP_THRESHOLD:
+            return response
+        response.content = gzip.compress(response.content, compresslevel=4)
+        response["Content-Encoding"] = "gzip"
+        response["Content-Length"] = str(len(response.content))
+        vary = response.get("Vary")
+        response["Vary"] = f"{vary}, Accept-Encoding" if vary else "Accept-Encoding"
+        return response

@@ -1,0 +1,251 @@
+"""The HTTP edge: DRF views that decode requests and hand them to ``kapi.handlers``."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.http import HttpResponse
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from kapi import errors
+from kapi.api import discovery
+from kapi.api.negotiation import negotiate_output
+from kapi.api.request_info import parse_request_path, verb_for
+from kapi.api.transforms import OBJECT_TRANSFORMS, apply_transform
+from kapi.handlers import read, write
+from kapi.handlers.scope import RequestScope, Result
+from kapi.registry.catalog import catalog
+from kapi.registry.store import Registry
+
+__all__ = [
+    "APIGroupView",
+    "APIResourceListView",
+    "APIRootView",
+    "HealthView",
+    "ResourceView",
+    "VersionView",
+]
+
+NOT_FOUND = "the server could not find the requested resource"
+
+KUBERNETES_VERSION = {
+    "major": "1",
+    "minor": "34",
+    "gitVersion": "v1.34.0+kapi",
+    "gitCommit": "",
+    "gitTreeState": "clean",
+    "buildDate": "2026-11-22T00:00:00Z",
+    "goVersion": "go1.24",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+_registry: Registry | None = None
+
+
+def registry() -> Registry:
+    global _registry
+    if _registry is None:
+        _registry = Registry()
+    return _registry
+
+
+def _not_found() -> errors.StatusError:
+    return errors.StatusError(errors.status_failure(404, "NotFound", NOT_FOUND))
+
+
+class KubernetesView(APIView):
+    """Base: negotiate the output before anything can fail, so errors are encoded
+    the way the client asked."""
+
+    transforms: tuple = ()
+
+    def initial(self, request, *args, **kwargs):
+        try:
+            request.kapi_output = negotiate_output(request.META.get("HTTP_ACCEPT"), self.transforms)
+        except errors.StatusError:
+            request.kapi_output = None
+            super().initial(request, *args, **kwargs)
+            raise
+        super().initial(request, *args, **kwargs)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        output = getattr(request, "kapi_output", None)
+        if isinstance(response, Response) and output is not None and response.content_type is None:
+            if response.status_code < 400 or output.transform is None:
+                response.content_type = output.content_type
+            else:
+                response.content_type = output.content_type.split(";")[0]
+        return response
+
+
+class VersionView(KubernetesView):
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def get(self, request):
+        return Response(KUBERNETES_VERSION)
+
+
+class HealthView(APIView):
+    """/healthz, /livez, /readyz: plain "ok"; readyz also checks the database."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    check_database = False
+
+    def get(self, request, **kwargs):
+        if self.check_database:
+            try:
+                with connection.cursor() as cur:
+                    cur.execute("SELECT 1")
+            except Exception:  # noqa: BLE001 - any failure means not ready
+                return HttpResponse("[-]database failed\nreadyz check failed\n", status=500, content_type="text/plain")
+        return HttpResponse("ok", content_type="text/plain; charset=utf-8")
+
+
+class APIRootView(KubernetesView):
+    """/api and /apis, legacy or aggregated by negotiation."""
+
+    transforms = discovery.AGGREGATED_TRANSFORMS
+    legacy = True
+
+    def get(self, request):
+        output = request.kapi_output
+        if output.transform is not None:
+            body = discovery.aggregated_discovery(catalog(), self.legacy, output.transform[2])
+            response = Response(body)
+            response["Vary"] = "Accept"
+            return response
+        if self.legacy:
+            return Response(discovery.api_versions(request.get_host()))
+        return Response(discovery.api_group_list(catalog()))
+
+
+class APIGroupView(KubernetesView):
+    def get(self, request, group):
+        body = discovery.api_group(catalog(), group)
+        if body is None:
+            raise _not_found()
+        return Response(body)
+
+
+class APIResourceListView(KubernetesView):
+    def get(self, request, version, group=""):
+        body = discovery.api_resource_list(catalog(), group, version)
+        if body is None:
+            raise _not_found()
+        return Response(body)
+
+
+class OpenAPIView(KubernetesView):
+    """/openapi/v2 and /openapi/v3[/PATH], with ETags so clients can cache."""
+
+    def get(self, request, version, path=""):
+        from kapi.api import openapi
+
+        if version == "v2":
+            body = openapi.openapi_v2(catalog())
+        elif not path:
+            body = openapi.openapi_v3_index(catalog())
+        else:
+            parts = path.strip("/").split("/")
+            if parts[0] == "api" and len(parts) == 2:
+                body = openapi.openapi_v3_document(catalog(), "", parts[1])
+            elif parts[0] == "apis" and len(parts) == 3:
+                body = openapi.openapi_v3_document(catalog(), parts[1], parts[2])
+            else:
+                body = None
+        if body is None:
+            raise _not_found()
+        from kapi.api.renderers import dump_json
+        import hashlib
+
+        etag = '"' + hashlib.sha256(dump_json(body)).hexdigest()[:32].upper() + '"'
+        if request.META.get("HTTP_IF_NONE_MATCH") == etag:
+            return HttpResponse(status=304)
+        response = Response(body)
+        response["ETag"] = etag
+        response["Cache-Control"] = "no-cache, private" if not request.GET.get("hash") else "public, immutable"
+        return response
+
+
+class ResourceView(KubernetesView):
+    """Every resource URL: /api/v1/..., /apis/GROUP/VERSION/..."""
+
+    transforms = OBJECT_TRANSFORMS
+
+    def get(self, request, **kwargs):
+        return self._serve(request)
+
+    def post(self, request, **kwargs):
+        return self._serve(request)
+
+    def put(self, request, **kwargs):
+        return self._serve(request)
+
+    def patch(self, request, **kwargs):
+        return self._serve(request)
+
+    def delete(self, request, **kwargs):
+        return self._serve(request)
+
+    def _serve(self, request):
+        info = parse_request_path(request.path)
+        if info is None:
+            raise _not_found()
+        rt = catalog().lookup(info.group, info.version, info.resource)
+        if rt is None:
+            raise _not_found()
+        if info.namespace is not None and not rt.namespaced:
+            raise _not_found()
+        if info.subresource and rt.subresource(info.subresource) is None:
+            raise _not_found()
+        watch = request.GET.get("watch", "").lower() in ("1", "true")
+        verb = verb_for(request.method, info, watch)
+        if rt.namespaced and info.namespace is None and verb not in ("list", "watch"):
+            raise _not_found()
+        allowed = rt.subresource(info.subresource).verbs if info.subresource else rt.verbs
+        if verb not in allowed and not (verb in ("list", "watch") and "list" in allowed):
+            raise errors.method_not_supported(rt.group, rt.plural, verb)
+
+        scope = RequestScope(
+            resource=rt,
+            namespace=info.namespace,
+            name=info.name,
+            subresource=info.subresource,
+            user=request.user,
+            query=request.GET,
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+        )
+        result = self._handle(verb, scope, request)
+        body = result.body
+        output = request.kapi_output
+        if result.transformable and output.transform is not None:
+            body = apply_transform(rt, body, output.transform, request.GET.get("includeObject"))
+        response = Response(body, status=result.status)
+        for warning in result.warnings:
+            response["Warning"] = f'299 - "{warning}"'
+        return response
+
+    def _handle(self, verb: str, scope: RequestScope, request) -> Result:
+        reg = registry()
+        if verb == "get":
+            return read.get(scope, reg)
+        if verb == "list":
+            return read.list_(scope, reg)
+        if verb == "watch":
+            from kapi.api.watch import serve_watch  # streaming lives on its own
+
+            return serve_watch(scope, reg, request)
+        if verb == "create":
+            return write.create(scope, reg, request.data)
+        if verb == "update":
+            return write.update(scope, reg, request.data)
+        if verb == "delete":
+            return write.delete(scope, reg, request.data or None)
+        if verb == "deletecollection":
+            return write.delete_collection(scope, reg, request.data or None)
+        raise errors.method_not_supported(scope.resource.group, scope.resource.plural, verb)

@@ -1,0 +1,30 @@
+"""Objects that exist from the start: the system namespaces.
+
+Created through the registry (the one write path) after every ``migrate``;
+idempotent, so every start and every process may run it.
+"""
+
+from __future__ import annotations
+
+from kapi.errors import StatusError
+from kapi.registry.catalog import catalog
+from kapi.registry.store import Registry
+from kapi.registry.types.namespaces import PROTECTED_NAMESPACES
+
+__all__ = ["ensure_system_namespaces"]
+
+
+def ensure_system_namespaces(registry: Registry | None = None) -> None:
+    registry = registry or Registry()
+    rt = catalog().lookup("", "v1", "namespaces")
+    for name in PROTECTED_NAMESPACES:
+        try:
+            registry.create(rt, "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        except StatusError as exc:
+            if exc.code != 409:
+                raise
+
+
+def _on_post_migrate(sender, **kwargs) -> None:
+    if getattr(sender, "name", "") == "kapi":
+        ensure_system_namespaces()

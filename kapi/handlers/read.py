@@ -1,0 +1,55 @@
+"""get and list."""
+
+from __future__ import annotations
+
+from kapi import errors
+from kapi.handlers.continue_token import encode_continue
+from kapi.handlers.listing import decode_list_request, parse_resource_version, wait_for_revision
+from kapi.handlers.scope import RequestScope, Result
+from kapi.registry.store import Registry
+
+__all__ = ["get", "list_"]
+
+_CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. "
+    "You can start a new list without the continue parameter, or use the continue token "
+    "in this response to retrieve the remainder of the results. Continuing with the "
+    "provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show "
+    "up in the list."
+)
+
+
+def get(scope: RequestScope, registry: Registry) -> Result:
+    rt = scope.resource
+    rv = scope.param("resourceVersion")
+    if rv:
+        revision = parse_resource_version(rv)
+        if revision > 0:
+            wait_for_revision(registry.storage, revision)
+    return Result(200, registry.get(rt, scope.namespace or "", scope.name))
+
+
+def list_(scope: RequestScope, registry: Registry) -> Result:
+    rt = scope.resource
+    request = decode_list_request(rt, scope)
+    options = request.options
+    if options.min_revision is not None:
+        wait_for_revision(registry.storage, options.min_revision)
+    try:
+        listed = registry.list(rt, scope.namespace, options)
+    except errors.StatusError as exc:
+        if exc.code == 410 and request.continue_token:
+            # kube hands out a token that goes on at the latest version (inconsistently).
+            status = dict(exc.status)
+            status["message"] = _CONTINUE_EXPIRED
+            status["metadata"] = {"continue": encode_continue(-1, options.after)}
+            raise errors.StatusError(status) from None
+        if exc.code == 410 and options.at_revision is not None:
+            raise errors.gone(f"too old resource version: {options.at_revision}") from None
+        raise
+    meta = listed["metadata"]
+    last_key = meta.pop("_last_key", None)
+    if last_key is not None:
+        meta["continue"] = encode_continue(int(meta["resourceVersion"]), last_key)
+    return Result(200, listed)

@@ -1,0 +1,61 @@
+"""create, update (PUT), delete and deletecollection."""
+
+from __future__ import annotations
+
+from kapi import errors
+from kapi.handlers.listing import decode_list_request
+from kapi.handlers.options import create_options, delete_options, update_options
+from kapi.handlers.scope import RequestScope, Result
+from kapi.registry.store import Registry
+
+__all__ = ["create", "delete", "delete_collection", "update"]
+
+
+def create(scope: RequestScope, registry: Registry, body) -> Result:
+    rt = scope.resource
+    options = create_options(scope)
+    if scope.name:
+        raise errors.method_not_supported(rt.group, rt.plural, "create")
+    obj = registry.create(rt, scope.namespace or "", body, options)
+    return Result(201, obj)
+
+
+def update(scope: RequestScope, registry: Registry, body) -> Result:
+    rt = scope.resource
+    options = update_options(scope)
+    obj, created = registry.update(rt, scope.namespace or "", scope.name, body, options)
+    return Result(201 if created else 200, obj)
+
+
+def _success_status(rt, obj: dict) -> dict:
+    meta = obj.get("metadata") or {}
+    details = {"name": meta.get("name", ""), "kind": rt.plural, "uid": meta.get("uid", "")}
+    if rt.group:
+        details["group"] = rt.group
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    }
+
+
+def delete(scope: RequestScope, registry: Registry, body) -> Result:
+    rt = scope.resource
+    options = delete_options(scope, body)
+    obj, deleted_now = registry.delete(rt, scope.namespace or "", scope.name, options)
+    if not deleted_now or rt.plural == "namespaces":
+        # Still there (finalizers): kube answers with the object as it now stands.
+        return Result(200, obj)
+    return Result(200, _success_status(rt, obj), transformable=False)
+
+
+def delete_collection(scope: RequestScope, registry: Registry, body) -> Result:
+    rt = scope.resource
+    if "deletecollection" not in rt.verbs:
+        raise errors.method_not_supported(rt.group, rt.plural, "deletecollection")
+    options = delete_options(scope, body)
+    request = decode_list_request(rt, scope)
+    listed = registry.delete_collection(rt, scope.namespace, request.options, options)
+    return Result(200, listed)

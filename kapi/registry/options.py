@@ -1,0 +1,46 @@
+"""Parsed request options the generic registry acts on (decoded in ``kapi.handlers``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kapi.storage.interface import Preconditions
+
+__all__ = ["CreateOptions", "DeleteOptions", "ListOptions", "UpdateOptions"]
+
+
+@dataclass
+class CreateOptions:
+    dry_run: bool = False
+    field_manager: str = ""
+    field_validation: str = "Warn"
+
+
+@dataclass
+class UpdateOptions:
+    dry_run: bool = False
+    field_manager: str = ""
+    field_validation: str = "Warn"
+    subresource: str = ""
+
+
+@dataclass
+class DeleteOptions:
+    dry_run: bool = False
+    preconditions: Preconditions | None = None
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+
+
+@dataclass
+class ListOptions:
+    """Selectors are already compiled to SQL (``where``/``params``) plus a Python
+    predicate ``matches`` for objects that do not come from SQL (watch events)."""
+
+    where: list[str] = field(default_factory=list)
+    params: list = field(default_factory=list)
+    limit: int | None = None
+    after: tuple[str, str] | None = None
+    at_revision: int | None = None
+    min_revision: int | None = None
+    count_remaining: bool = False

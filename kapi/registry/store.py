@@ -1,0 +1,435 @@
+"""The generic registry: one code path that serves every resource type.
+
+Modelled on kube-apiserver's ``pkg/registry/generic/registry/store.go``. Each
+verb runs the same recipe (system fields, strategy hooks, validation, storage)
+and turns storage errors into ``StatusError``s. Everything that writes objects
+(REST handlers, workers, the sync, the admin UI) comes through here.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from kapi import errors
+from kapi.errors import Cause, StatusError
+from kapi.registry.catalog import catalog
+from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.resource import ResourceType
+from kapi.storage import (
+    Key,
+    KeyExists,
+    KeyNotFound,
+    ListQuery,
+    Preconditions,
+    ResourceVersionConflict,
+    ResourceVersionExpired,
+    Storage,
+    default_storage,
+)
+from kapi.validation.metadata import validate_object_meta, validate_object_meta_update
+
+__all__ = ["Registry", "now_rfc3339"]
+
+Object = dict[str, Any]
+
+# kube's utilrand alphabet: no vowels (no words), no confusable characters.
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATE_NAME_ATTEMPTS = 8
+_MODIFIED = "the object has been modified; please apply your changes to the latest version and try again"
+
+
+def now_rfc3339() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _random_suffix(n: int = 5) -> str:
+    return "".join(secrets.choice(_NAME_ALPHABET) for _ in range(n))
+
+
+def _content(obj: Object) -> Object:
+    """What ``generation`` tracks: everything but metadata and status."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def _without_version(obj: Object) -> Object:
+    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "resourceVersion"}
+    return {**obj, "metadata": meta}
+
+
+class Registry:
+    """Verbs on resource types, over a ``Storage``."""
+
+    def __init__(self, storage: Storage | None = None) -> None:
+        self.storage = storage or default_storage()
+
+    # -- helpers ---------------------------------------------------------------
+    @staticmethod
+    def key(rt: ResourceType, namespace: str, name: str) -> Key:
+        return Key(rt.stored_group, rt.stored_resource, namespace if rt.namespaced else "", name)
+
+    def _out(self, rt: ResourceType, stored: Object) -> Object:
+        return rt.strategy.from_storage(stored, rt.version)
+
+    def _in(self, rt: ResourceType, obj: Object) -> Object:
+        return rt.strategy.to_storage(obj, rt.version)
+
+    def _check_type(self, rt: ResourceType, obj: Any) -> Object:
+        if not isinstance(obj, dict):
+            raise errors.bad_request("the body of the request must be a JSON or YAML object")
+        api_version = obj.get("apiVersion")
+        kind = obj.get("kind")
+        if api_version is not None and api_version != rt.api_version:
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected "
+                f"API version ({rt.api_version})"
+            )
+        if kind is not None and kind != rt.kind:
+            raise errors.bad_request(
+                f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
+            )
+        obj = copy.deepcopy(obj)
+        obj["apiVersion"] = rt.api_version
+        obj["kind"] = rt.kind
+        meta = obj.get("metadata")
+        if meta is None:
+            obj["metadata"] = {}
+        elif not isinstance(meta, dict):
+            raise errors.bad_request("metadata must be an object")
+        return obj
+
+    def _check_namespace(self, rt: ResourceType, obj: Object, namespace: str) -> None:
+        meta = obj["metadata"]
+        if rt.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and body_ns != namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+
+    def _invalid(self, rt: ResourceType, name: str, causes: list[Cause]) -> StatusError:
+        return errors.invalid(rt.group, rt.kind, name, causes)
+
+    def _namespace_must_exist(self, rt: ResourceType, namespace: str) -> Object | None:
+        if not rt.namespaced:
+            return None
+        ns_type = catalog().lookup("", "v1", "namespaces")
+        try:
+            return self.storage.get(self.key(ns_type, "", namespace))
+        except KeyNotFound:
+            raise errors.not_found("", "namespaces", namespace) from None
+
+    # -- create ----------------------------------------------------------------
+    def create(
+        self, rt: ResourceType, namespace: str, body: Any, options: CreateOptions | None = None
+    ) -> Object:
+        options = options or CreateOptions()
+        obj = self._check_type(rt, body)
+        self._check_namespace(rt, obj, namespace)
+        meta = obj["metadata"]
+        if meta.get("resourceVersion"):
+            raise errors.bad_request("resourceVersion should not be set on objects to be created")
+        self._namespace_must_exist(rt, namespace)
+
+        # System fields (kube's FillObjectMetaSystemFields).
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = now_rfc3339()
+        meta["generation"] = 1
+        for server_only in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(server_only, None)
+        rt.strategy.prepare_for_create(obj)
+
+        generate = not meta.get("name") and meta.get("generateName")
+        if generate:
+            meta["name"] = meta["generateName"] + _random_suffix()
+        causes = validate_object_meta(meta, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        causes += rt.strategy.validate(obj)
+        if causes:
+            raise self._invalid(rt, meta.get("name", ""), causes)
+        if options.dry_run:
+            return obj
+
+        stored = self._in(rt, obj)
+        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+            try:
+                created = self.storage.create(self.key(rt, namespace, meta["name"]), stored)
+                return self._out(rt, created)
+            except KeyExists:
+                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
+                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
+                meta["name"] = meta["generateName"] + _random_suffix()
+                stored = self._in(rt, obj)
+        raise AssertionError("unreachable")
+
+    # -- get / list ------------------------------------------------------------
+    def get(self, rt: ResourceType, namespace: str, name: str) -> Object:
+        try:
+            return self._out(rt, self.storage.get(self.key(rt, namespace, name)))
+        except KeyNotFound:
+            raise errors.not_found(rt.group, rt.plural, name) from None
+
+    def list(self, rt: ResourceType, namespace: str | None, options: ListOptions | None = None) -> Object:
+        """A ``<Kind>List``; ``namespace`` None lists across all namespaces."""
+        options = options or ListOptions()
+        query = ListQuery(
+            group=rt.stored_group,
+            resource=rt.stored_resource,
+            namespace=(namespace if rt.namespaced else None),
+            where=options.where,
+            params=options.params,
+            limit=options.limit,
+            after=options.after,
+            at_revision=options.at_revision,
+            count_remaining=options.count_remaining,
+        )
+        try:
+            page = self.storage.list(query)
+        except ResourceVersionExpired as exc:
+            raise errors.expired(exc.message or "too old resource version") from None
+        items = [self._out(rt, item) for item in page.items]
+        out_meta: dict[str, Any] = {"resourceVersion": str(page.revision)}
+        if page.last_key is not None:
+            out_meta["_last_key"] = page.last_key
+            if page.remaining is not None:
+                out_meta["remainingItemCount"] = page.remaining
+        return {
+            "kind": rt.list_kind,
+            "apiVersion": rt.api_version,
+            "metadata": out_meta,
+            "items": items,
+        }
+
+    # -- update ------------------------------------------------------------------
+    def update(
+        self,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        body: Any,
+        options: UpdateOptions | None = None,
+    ) -> tuple[Object, bool]:
+        """PUT. Returns (object, created)."""
+        options = options or UpdateOptions()
+        obj = self._check_type(rt, body)
+        meta = obj["metadata"]
+        if meta.get("name") and meta["name"] != name:
+            raise errors.bad_request(
+                f"the name of the object ({meta['name']}) does not match the name on the URL ({name})"
+            )
+        meta["name"] = name
+        self._check_namespace(rt, obj, namespace)
+        requested_rv = meta.get("resourceVersion") or ""
+        if not requested_rv and not rt.strategy.allow_unconditional_update:
+            raise self._invalid(
+                rt, name, [Cause("FieldValueInvalid", "Invalid value: 0x0: must be specified for an update", "metadata.resourceVersion")]
+            )
+        key = self.key(rt, namespace, name)
+
+        def try_update(current_stored: Object) -> Object:
+            current = self._out(rt, current_stored)
+            if requested_rv and requested_rv != current["metadata"]["resourceVersion"]:
+                raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
+            new = copy.deepcopy(obj)
+            self._prepare_update(rt, new, current, options.subresource)
+            return new
+
+        return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
+
+    def update_with(
+        self,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        mutate,
+        options: UpdateOptions | None = None,
+        preconditions: Preconditions | None = None,
+    ) -> Object:
+        """Read-modify-write for in-process writers: ``mutate(obj)`` edits a copy of
+        the current object (and may raise); the result goes through the same
+        preparation and validation as a PUT."""
+        options = options or UpdateOptions()
+        key = self.key(rt, namespace, name)
+
+        def try_update(current_stored: Object) -> Object:
+            current = self._out(rt, current_stored)
+            new = copy.deepcopy(current)
+            new = mutate(new) or new
+            new = self._check_type(rt, new)
+            self._check_namespace(rt, new, namespace)
+            self._prepare_update(rt, new, current, options.subresource)
+            return new
+
+        return self._guaranteed_update(rt, key, name, try_update, options.dry_run, preconditions)
+
+    def _prepare_update(self, rt: ResourceType, new: Object, current: Object, subresource: str) -> None:
+        """System fields, strategy and validation for an update (kube's BeforeUpdate).
+        Mutates ``new``."""
+        meta = new["metadata"]
+        cur_meta = current["metadata"]
+        if subresource == "status":
+            rt.strategy.prepare_for_status_update(new, current)
+            # A status write changes nothing in metadata but what kube lets it.
+            new["metadata"] = meta = {**cur_meta}
+        else:
+            meta["generation"] = cur_meta.get("generation", 1)
+            rt.strategy.prepare_for_update(new, current)
+        if not meta.get("uid"):
+            meta["uid"] = cur_meta.get("uid")
+        for kept in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            if kept in cur_meta:
+                meta[kept] = cur_meta[kept]
+            else:
+                meta.pop(kept, None)
+        if not meta.get("resourceVersion"):
+            meta["resourceVersion"] = cur_meta["resourceVersion"]
+        causes = validate_object_meta_update(meta, cur_meta)
+        causes += rt.strategy.validate_update(new, current)
+        if causes:
+            raise self._invalid(rt, meta.get("name", ""), causes)
+        if _content(new) != _content(current):
+            meta["generation"] = int(cur_meta.get("generation") or 0) + 1
+
+    def _guaranteed_update(
+        self,
+        rt: ResourceType,
+        key: Key,
+        name: str,
+        try_update,
+        dry_run: bool,
+        preconditions: Preconditions | None = None,
+    ) -> Object:
+        result: dict[str, Object] = {}
+
+        class _Unchanged(Exception):
+            pass
+
+        class _DryRun(Exception):
+            pass
+
+        def storage_update(current_stored: Object) -> Object:
+            new = try_update(current_stored)
+            current = self._out(rt, current_stored)
+            if _without_version(new) == _without_version(current):
+                # Nothing to write: kube answers with the stored object, same version.
+                result["object"] = current
+                raise _Unchanged
+            if dry_run:
+                result["object"] = new
+                raise _DryRun
+            return self._in(rt, new)
+
+        try:
+            stored = self.storage.guaranteed_update(key, storage_update, preconditions)
+        except (_Unchanged, _DryRun):
+            return result["object"]
+        except KeyNotFound:
+            raise errors.not_found(rt.group, rt.plural, name) from None
+        except ResourceVersionConflict as exc:
+            raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
+        out = self._out(rt, stored)
+        if "deletionTimestamp" in out["metadata"] and not out["metadata"].get("finalizers"):
+            return self._finish_deletion(rt, key, out)
+        return out
+
+    # -- delete ------------------------------------------------------------------
+    def delete(
+        self, rt: ResourceType, namespace: str, name: str, options: DeleteOptions | None = None
+    ) -> tuple[Object, bool]:
+        """Returns (the object as it now stands or stood last, deleted_now)."""
+        options = options or DeleteOptions()
+        key = self.key(rt, namespace, name)
+        try:
+            current = self._out(rt, self.storage.get(key))
+        except KeyNotFound:
+            raise errors.not_found(rt.group, rt.plural, name) from None
+        self._check_preconditions(rt, name, current, options.preconditions)
+        if current["metadata"].get("finalizers"):
+            return self._start_graceful_deletion(rt, namespace, name, current, options), False
+        if options.dry_run:
+            return current, True
+        try:
+            deleted = self.storage.guaranteed_delete(key, options.preconditions)
+        except KeyNotFound:
+            raise errors.not_found(rt.group, rt.plural, name) from None
+        except ResourceVersionConflict as exc:
+            raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
+        return self._out(rt, deleted), True
+
+    def _check_preconditions(
+        self, rt: ResourceType, name: str, current: Object, pre: Preconditions | None
+    ) -> None:
+        if pre is None:
+            return
+        meta = current["metadata"]
+        if pre.uid is not None and pre.uid != meta.get("uid"):
+            raise errors.conflict(
+                rt.group, rt.plural, name,
+                f"Precondition failed: UID in precondition: {pre.uid}, UID in object meta: {meta.get('uid')}",
+            )
+        if pre.resource_version is not None and str(pre.resource_version) != meta.get("resourceVersion"):
+            raise errors.conflict(
+                rt.group, rt.plural, name,
+                "Precondition failed: ResourceVersion in precondition: "
+                f"{pre.resource_version}, ResourceVersion in object meta: {meta.get('resourceVersion')}",
+            )
+
+    def _start_graceful_deletion(
+        self, rt: ResourceType, namespace: str, name: str, current: Object, options: DeleteOptions
+    ) -> Object:
+        if "deletionTimestamp" in current["metadata"]:
+            return current
+
+        def mark(obj: Object) -> Object:
+            obj["metadata"]["deletionTimestamp"] = now_rfc3339()
+            obj["metadata"]["deletionGracePeriodSeconds"] = options.grace_period_seconds or 0
+            return obj
+
+        key = self.key(rt, namespace, name)
+
+        def try_update(current_stored: Object) -> Object:
+            obj = self._out(rt, current_stored)
+            if "deletionTimestamp" not in obj["metadata"]:
+                mark(obj)
+            return self._in(rt, obj)
+
+        if options.dry_run:
+            return mark(copy.deepcopy(current))
+        try:
+            stored = self.storage.guaranteed_update(key, try_update, options.preconditions)
+        except KeyNotFound:
+            raise errors.not_found(rt.group, rt.plural, name) from None
+        except ResourceVersionConflict as exc:
+            raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
+        return self._out(rt, stored)
+
+    def _finish_deletion(self, rt: ResourceType, key: Key, obj: Object) -> Object:
+        """The write that empties the finalizers of a deleting object removes it."""
+        try:
+            deleted = self.storage.delete(key, int(obj["metadata"]["resourceVersion"]))
+        except (KeyNotFound, ResourceVersionConflict):
+            return obj
+        return self._out(rt, deleted)
+
+    def delete_collection(
+        self, rt: ResourceType, namespace: str | None, list_options: ListOptions, options: DeleteOptions
+    ) -> Object:
+        listed = self.list(rt, namespace, list_options)
+        deleted = []
+        for item in listed["items"]:
+            meta = item["metadata"]
+            try:
+                obj, _ = self.delete(rt, meta.get("namespace", ""), meta["name"], options)
+            except StatusError as exc:
+                if exc.code == 404:
+                    continue
+                raise
+            deleted.append(obj)
+        listed["items"] = deleted
+        listed["metadata"].pop("_last_key", None)
+        return listed

@@ -1,0 +1,1 @@
+"""Strategies of the built-in resource types, one module per type."""

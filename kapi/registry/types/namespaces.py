@@ -1,0 +1,52 @@
+"""Namespace: cluster-scoped, named by DNS-1123 label, born ``Active``."""
+
+from __future__ import annotations
+
+from kapi.errors import Cause
+from kapi.registry.strategy import Column, Object, Strategy
+
+__all__ = ["NamespaceStrategy", "PROTECTED_NAMESPACES"]
+
+#: Namespaces that exist from the start and cannot be deleted.
+PROTECTED_NAMESPACES = ("default", "kube-system", "kube-public")
+
+#: kube labels every namespace with its own name (NamespaceDefaultLabelName).
+NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+class NamespaceStrategy(Strategy):
+    status_subresource = True
+
+    def prepare_for_create(self, obj: Object) -> None:
+        obj["status"] = {"phase": "Active"}
+        spec = obj.setdefault("spec", {})
+        finalizers = spec.get("finalizers") or []
+        if "kubernetes" not in finalizers:
+            finalizers = [*finalizers, "kubernetes"]
+        spec["finalizers"] = finalizers
+        self._label(obj)
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        super().prepare_for_update(obj, old)
+        # spec.finalizers change only through /finalize.
+        obj["spec"] = {**(obj.get("spec") or {}), "finalizers": (old.get("spec") or {}).get("finalizers", [])}
+        self._label(obj)
+
+    def _label(self, obj: Object) -> None:
+        meta = obj.setdefault("metadata", {})
+        labels = meta.get("labels") or {}
+        labels[NAME_LABEL] = meta.get("name", "")
+        meta["labels"] = labels
+
+    def validate(self, obj: Object) -> list[Cause]:
+        causes = []
+        for i, f in enumerate((obj.get("spec") or {}).get("finalizers") or []):
+            if not isinstance(f, str) or not f:
+                causes.append(Cause("FieldValueInvalid", f"Invalid value: {f!r}", f"spec.finalizers[{i}]"))
+        return causes
+
+    def table_columns(self) -> list[Column]:
+        return [Column("Status", description="The status of the namespace")]
+
+    def table_cells(self, obj: Object) -> list:
+        return [(obj.get("status") or {}).get("phase", "")]
