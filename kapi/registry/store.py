@@ -349,6 +349,7 @@ class Registry:
         except KeyNotFound:
             raise errors.not_found(rt.group, rt.plural, name) from None
         self._check_preconditions(rt, name, current, options.preconditions)
+        rt.strategy.check_delete(current)
         if current["metadata"].get("finalizers"):
             return self._start_graceful_deletion(rt, namespace, name, current, options), False
         if options.dry_run:
