@@ -207,3 +207,24 @@ def test_unknown_resource_is_not_found_status(api):
 
 def test_verb_not_supported_is_method_not_allowed(api):
     assert_status(api.delete("/api/v1/namespaces"), 405, "MethodNotAllowed")
+
+
+def test_delete_preconditions(api, namespace):
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    created = api.post(base, cm("pre")).json()
+    wrong_uid = {"preconditions": {"uid": "00000000-0000-0000-0000-000000000000"}}
+    status = assert_status(api.delete(f"{base}/pre", json=wrong_uid), 409, "Conflict")
+    assert "Precondition failed: UID in precondition" in status["message"]
+    stale = {"preconditions": {"resourceVersion": "1"}}
+    assert_status(api.delete(f"{base}/pre", json=stale), 409, "Conflict")
+    right = {"preconditions": {"uid": created["metadata"]["uid"], "resourceVersion": created["metadata"]["resourceVersion"]}}
+    assert api.delete(f"{base}/pre", json=right).status_code == 200
+
+
+def test_dry_run_create_stores_nothing(api, namespace):
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    r = api.post(base, cm("dry"), params={"dryRun": "All"})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["name"] == "dry"
+    assert api.get(f"{base}/dry").status_code == 404
+    assert_status(api.post(base, cm("dry"), params={"dryRun": "Sometimes"}), 422, "Invalid")
