@@ -21,7 +21,7 @@ __all__ = ["BATCH", "run_batch", "sweep"]
 
 log = logging.getLogger(__name__)
 
-BATCH = 50
+BATCH = 200
 
 
 def run_batch(limit: int = BATCH) -> int:
