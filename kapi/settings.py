@@ -96,7 +96,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 # Serve straight from the apps' static folders: no collectstatic step in serve.
 WHITENOISE_USE_FINDERS = True
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise")
+warnings.filterwarnings("ignore", message="No directory at: ")
 
 # Kubernetes bodies are limited at the API layer (3 MiB, as kube-apiserver);
 # Django's own limit must not answer first with an HTML 400.

@@ -94,7 +94,16 @@ def object_page(request, group, version, plural, namespace, name, revealed=False
                 "url": object_url(drt, dns, dname) if drt else "",
             }
         )
-    events = queries.related_events(meta.get("uid", ""), ns) if rt.plural != "events" else []
+    events = [
+        {
+            "type": e.get("type", ""),
+            "reason": e.get("reason", ""),
+            "message": e.get("message", ""),
+            "count": e.get("count") or 1,
+            "last": e.get("lastTimestamp") or e.get("eventTime") or "",
+        }
+        for e in (queries.related_events(meta.get("uid", ""), ns) if rt.plural != "events" else [])
+    ]
     status = shown.get("status") if isinstance(shown.get("status"), dict) else {}
     conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
     history = queries.history(meta.get("uid", ""))
