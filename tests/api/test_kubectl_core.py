@@ -86,3 +86,22 @@ def test_server_errors_reach_kubectl(kapi_server, namespace):
     k("create", "-f", "-", input=manifest("twice", namespace, {}))
     again = k("create", "-f", "-", input=manifest("twice", namespace, {}), check=False)
     assert 'configmaps "twice" already exists' in again.stderr
+
+
+def test_imperative_create_commands(kapi_server, namespace):
+    """kubectl's typed clients send protobuf bodies; kapi decodes them."""
+    k = kapi_server.kubectl
+    assert k("create", "configmap", "imp", "-n", namespace, "--from-literal=a=b").stdout.strip() == "configmap/imp created"
+    k("create", "secret", "generic", "pw", "-n", namespace, "--from-literal=password=s3cret")
+    k("create", "serviceaccount", "bot", "-n", namespace)
+    ns = f"{namespace}-x"
+    assert k("create", "namespace", ns).stdout.strip() == f"namespace/{ns} created"
+    cm = json.loads(k("get", "cm", "imp", "-n", namespace, "-o", "json").stdout)
+    assert cm["data"] == {"a": "b"}
+    secret = json.loads(k("get", "secret", "pw", "-n", namespace, "-o", "json").stdout)
+    import base64
+
+    assert base64.b64decode(secret["data"]["password"]) == b"s3cret"
+    assert k("get", "sa", "bot", "-n", namespace, "-o", "name").stdout.strip() == "serviceaccount/bot"
+    assert "Active" in k("get", "ns", ns).stdout
+    k("delete", "ns", ns)
