@@ -83,6 +83,7 @@ def test_sigkilled_worker_mid_namespace_deletion(bare_server, tmp_path):
         assert set(pool.map(create, range(OBJECTS))) == {201}
 
     log = open(tmp_path / "worker.log", "wb")
+    second = None
     worker = _start_worker(bare_server.data_dir, log)
     try:
         assert api.delete(f"/api/v1/namespaces/{ns}").status_code == 200
@@ -97,15 +98,36 @@ def test_sigkilled_worker_mid_namespace_deletion(bare_server, tmp_path):
         time.sleep(1)
         assert count() == left, "nothing deletes while no worker runs"
 
+        # Two independent workers now: they share the work through the database.
         worker = _start_worker(bare_server.data_dir, log)
+        second = _start_worker(bare_server.data_dir, log)
         wait_for(lambda: api.get(f"/api/v1/namespaces/{ns}").status_code == 404,
                  timeout=120, interval=0.2, what="namespace gone after restart")
         assert count() == 0
+        deletes = _deletes_per_uid(bare_server.data_dir, ns)
+        assert len(deletes) == OBJECTS
+        assert set(deletes.values()) == {1}, "an object was deleted twice"
     finally:
-        if worker.poll() is None:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(15)
-            except subprocess.TimeoutExpired:
-                _sigkill_tree(worker)
+        for proc in (worker, second):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    _sigkill_tree(proc)
         log.close()
+
+
+def _deletes_per_uid(data_dir, namespace: str) -> dict[str, int]:
+    """DELETED entries of the change log per ConfigMap uid in ``namespace``."""
+    import psycopg
+
+    from kapi.runtime.config import _embedded_postgres_url
+
+    with psycopg.connect(_embedded_postgres_url(data_dir / "postgres")) as conn:
+        rows = conn.execute(
+            "SELECT uid::text, count(*) FROM kapi_change WHERE type = 'DELETED'"
+            " AND \"group\" = '' AND resource = 'configmaps' AND namespace = %s GROUP BY uid",
+            [namespace],
+        ).fetchall()
+    return dict(rows)
