@@ -51,7 +51,27 @@ def _ref_text(ref: dict, namespace: str) -> str:
     )
 
 
+#: Owner references known to dangle: a uid never comes back, so this holds for
+#: good (bounded; per worker process).
+_DANGLING: dict[tuple, bool] = {}
+_DANGLING_MAX = 10000
+
+
 def _owner_state(dep_rt, dep: dict, ref: dict) -> str:
+    dep_ns = dep["metadata"].get("namespace") or ""
+    known = (str(ref.get("uid")), dep_ns, str(ref.get("apiVersion")), str(ref.get("kind")),
+             str(ref.get("name")))
+    if known in _DANGLING:
+        return DANGLING
+    state = _resolve_owner(dep_rt, dep, ref)
+    if state == DANGLING:
+        if len(_DANGLING) >= _DANGLING_MAX:
+            _DANGLING.clear()
+        _DANGLING[known] = True
+    return state
+
+
+def _resolve_owner(dep_rt, dep: dict, ref: dict) -> str:
     owner_rt = objects.kind_type(ref.get("apiVersion"), ref.get("kind"))
     if owner_rt is None:
         return UNRESOLVABLE
@@ -117,6 +137,12 @@ def attempt(uid: str, registry: Registry | None = None) -> None:
     if solid:
         if dangling or waiting:
             _remove_refs(registry, rt, obj, {r.get("uid") for r in dangling + waiting})
+        if waiting:
+            # The waiting owners no longer wait on this one: look at them again now
+            # (the feed cannot tell, the reference is gone from the object).
+            owners = objects.valid_uids(r.get("uid") for r in waiting)
+            work.request([("owner", u, "", "", "", "", "") for u in owners])
+            wakeup.wake_workers()
         return
     if any(s == UNRESOLVABLE for _, s in states):
         return  # kube keeps it: an owner it cannot look up might exist

@@ -12,9 +12,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from django.db import connection
 
-from kapi.errors import StatusError
 from kapi.registry.catalog import catalog
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
@@ -76,9 +76,11 @@ def served_namespaced() -> list[tuple[str, str]]:
 
 
 def get_by_uid(uid: str, registry: Registry | None = None) -> tuple[ResourceType, Object] | None:
+    """The object with this uid as its served type shows it (one indexed read)."""
     with connection.cursor() as cur:
         cur.execute(
-            'SELECT "group", resource, namespace, name FROM kapi_object WHERE uid = %s', [uid]
+            'SELECT "group", resource, resource_version, data FROM kapi_object WHERE uid = %s',
+            [uid],
         )
         row = cur.fetchone()
     if row is None:
@@ -86,13 +88,9 @@ def get_by_uid(uid: str, registry: Registry | None = None) -> tuple[ResourceType
     rt = type_for_stored(row[0], row[1])
     if rt is None:
         return None
-    try:
-        obj = (registry or Registry()).get(rt, row[2], row[3])
-    except StatusError:
-        return None
-    if obj["metadata"].get("uid") != uid:
-        return None
-    return rt, obj
+    data = orjson.loads(row[3]) if isinstance(row[3], (str, bytes)) else row[3]
+    data.setdefault("metadata", {})["resourceVersion"] = str(row[2])
+    return rt, rt.strategy.from_storage(data, rt.version)
 
 
 @dataclass
@@ -129,9 +127,7 @@ ORDER BY uid
         rows = cur.fetchall()
     out = []
     for uid, group, resource, namespace, name, refs, deleting in rows:
-        if isinstance(refs, str):
-            import orjson
-
+        if isinstance(refs, (str, bytes)):
             refs = orjson.loads(refs)
         out.append(Dependent(uid, group, resource, namespace, name, refs or [], bool(deleting)))
     return out

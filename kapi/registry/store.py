@@ -306,7 +306,9 @@ class Registry:
         for kept in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
             if kept in cur_meta:
                 meta[kept] = cur_meta[kept]
-            else:
+            elif kept != "deletionTimestamp":
+                # An update never starts a deletion: a deletionTimestamp set by the
+                # client is left for validation to refuse as immutable (kube's error).
                 meta.pop(kept, None)
         if not meta.get("resourceVersion"):
             meta["resourceVersion"] = cur_meta["resourceVersion"]

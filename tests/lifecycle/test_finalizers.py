@@ -146,3 +146,13 @@ def test_kubectl_delete_waits_for_finalizers(kapi_server, api, namespace, tmp_pa
     assert 'configmap "waited" deleted' in out.stdout
     thread.join(10)
     assert gone(api, f"{base}/waited")
+
+
+def test_update_cannot_start_a_deletion(api, namespace):
+    """A client cannot set deletionTimestamp with an update: kube's immutable-field error."""
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    obj = api.post(base, cm("imm")).json()
+    obj["metadata"]["deletionTimestamp"] = "2030-01-01T00:00:00Z"
+    status = assert_status(api.put(f"{base}/imm", obj), 422, "Invalid")
+    assert "metadata.deletionTimestamp" in status["message"]
+    assert "field is immutable" in status["message"]

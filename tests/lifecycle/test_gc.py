@@ -177,3 +177,19 @@ def test_kubectl_delete_cascade(kapi_server, api, namespace, cascade):
     else:
         wait_for(lambda: gone(api, path(namespace, b)) and gone(api, path(namespace, c)),
                  what="dependents collected")
+
+
+def test_foreground_owner_releases_dependent_with_another_owner(api, namespace):
+    """A dependent that blocks a foreground deletion but has another live owner is
+    kept: it loses the reference to the deleting owner, which then goes."""
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    a = api.post(base, cm("fga")).json()
+    x = api.post(base, cm("fgx")).json()
+    b = api.post(base, cm("fgb", owners=[owner_ref(a, block=True), owner_ref(x)])).json()
+    r = api.delete(f"{base}/fga", json={"propagationPolicy": "Foreground"})
+    assert r.status_code == 200
+    wait_for(lambda: gone(api, f"{base}/fga"), timeout=10, what="owner gone")
+    kept = api.get(f"{base}/fgb").json()
+    assert [ref["uid"] for ref in kept["metadata"]["ownerReferences"]] == [x["metadata"]["uid"]]
+    assert "deletionTimestamp" not in kept["metadata"]
+    assert kept["metadata"]["uid"] == b["metadata"]["uid"]
