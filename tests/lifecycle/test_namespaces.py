@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 
 from kubernetes import client
@@ -9,6 +10,8 @@ from kubernetes.client.rest import ApiException
 
 from tests.api.conftest import assert_status
 from tests.lifecycle.conftest import cm, gone, wait_for
+
+HAS_WATCH = importlib.util.find_spec("kapi.api.watch") is not None
 
 
 def test_default_service_account_appears(api, namespace):
@@ -44,10 +47,14 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     result: dict = {}
 
     def delete() -> None:
-        result["out"] = kapi_server.kubectl("delete", "namespace", ns, "--wait=false")
+        # Without watch kubectl cannot wait; the test then polls instead.
+        wait = ["--wait", "--timeout=90s"] if HAS_WATCH else ["--wait=false"]
+        result["out"] = kapi_server.kubectl("delete", "namespace", ns, *wait, check=False)
 
-    delete()
-    assert 'namespace "lc-terminate" deleted' in result["out"].stdout
+    deleter = threading.Thread(target=delete)
+    deleter.start()
+    wait_for(lambda: "deletionTimestamp" in api.get(f"/api/v1/namespaces/{ns}").json()["metadata"],
+             what="namespace terminating")
     got = api.get(f"/api/v1/namespaces/{ns}").json()
     assert got["status"]["phase"] == "Terminating"
     assert got["metadata"]["deletionTimestamp"]
@@ -105,6 +112,9 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     thread = threading.Thread(target=release)
     thread.start()
     thread.join(30)
+    deleter.join(120)
+    assert result["out"].returncode == 0, result["out"].stderr
+    assert 'namespace "lc-terminate" deleted' in result["out"].stdout
     wait_for(lambda: gone(api, f"/api/v1/namespaces/{ns}"), timeout=60, what="namespace gone")
 
 
