@@ -156,3 +156,18 @@ def test_update_cannot_start_a_deletion(api, namespace):
     status = assert_status(api.put(f"{base}/imm", obj), 422, "Invalid")
     assert "metadata.deletionTimestamp" in status["message"]
     assert "field is immutable" in status["message"]
+
+
+def test_orphan_dependents_false_answers_accepted(api, namespace):
+    """kube answers 202 when an object is not deleted at once and the client set
+    orphanDependents=false; 200 otherwise."""
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    api.post(base, cm("acc", finalizers=["example.com/x"]))
+    r = api.delete(f"{base}/acc", json={"orphanDependents": False})
+    assert r.status_code == 202, r.text
+    assert r.json()["metadata"]["deletionTimestamp"]
+    assert api.delete(f"{base}/acc").status_code == 200
+    obj = r.json()
+    obj["metadata"]["finalizers"] = []
+    api.put(f"{base}/acc", obj)
+    assert gone(api, f"{base}/acc")
