@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from kapi_testserver import (
     KapiServer,
     ServerFailed,

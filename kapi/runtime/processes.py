@@ -55,7 +55,9 @@ def child_env(
         PYTHONUNBUFFERED="1",
     )
     # The children import kapi whatever their working directory.
-    path = [str(PROJECT_ROOT)] + [p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p]
+    path = [str(PROJECT_ROOT)] + [
+        p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p
+    ]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
     if celery:
         env["KAPI_DB_POOL"] = "0"
@@ -112,7 +114,9 @@ def _celery(log_level: str) -> list[str]:
     return argv
 
 
-def celery_worker_argv(*, concurrency: int = 2, log_level: str = "warning") -> list[str]:
+def celery_worker_argv(
+    *, concurrency: int = 2, log_level: str = "warning"
+) -> list[str]:
     return [
         *_celery(log_level),
         "worker",

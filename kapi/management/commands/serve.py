@@ -143,7 +143,9 @@ class Command(BaseCommand):
                     database_url = embedded.start_postgres(pgdata).url
                 broker_url = os.environ.get("CELERY_BROKER_URL")
                 if not broker_url:
-                    self._say(f"starting embedded Redis on {config.embedded_redis_socket()}")
+                    self._say(
+                        f"starting embedded Redis on {config.embedded_redis_socket()}"
+                    )
                     redis = embedded.start_redis()
                     stack.callback(redis.stop)
                     broker_url = redis.url
@@ -179,7 +181,8 @@ class Command(BaseCommand):
                 supervisor.start(
                     "celery-worker",
                     processes.celery_worker_argv(
-                        concurrency=int(options["celery_concurrency"]), log_level=log_level
+                        concurrency=int(options["celery_concurrency"]),
+                        log_level=log_level,
                     ),
                     env(celery=True),
                     grace=8,
