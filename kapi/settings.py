@@ -102,6 +102,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "kapi.api.parsers.JSONParser",
         "kapi.api.parsers.YAMLParser",
+        "kapi.api.protobuf_parser.ProtobufParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [
         "kapi.api.renderers.JSONRenderer",
