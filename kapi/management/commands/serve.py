@@ -159,7 +159,9 @@ class Command(BaseCommand):
                         celery=celery,
                     )
 
-                self._migrate(env())
+                # One-shot: without a pool a bad DATABASE_URL fails at once
+                # instead of after the pool's 30 s timeout.
+                self._migrate({**env(), "KAPI_DB_POOL": "0"})
                 tls = certs.ensure_tls(data_dir, bind.host, options["tls_san"])
                 tokens.ensure_token_file()
                 endpoint.write_endpoint(data_dir, bind)
@@ -239,7 +241,7 @@ class Command(BaseCommand):
         return 0
 
     def _announce(self, bind: endpoint.Endpoint, data_dir: Path) -> None:
-        manage = Path(sys.argv[0]).name if sys.argv else "manage.py"
+        manage = sys.argv[0] if sys.argv else "manage.py"
         self.stdout.write(f"kapi is ready at {bind.url}")
         self.stdout.write(
             f"kapi: get a kubeconfig with: python {manage} kubeconfig"
