@@ -6,6 +6,7 @@ and maps its errors onto ``BadPatch`` / ``PatchFailed``.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import jsonpatch
@@ -24,11 +25,17 @@ def apply_json_patch(original: Any, patch: Any) -> Any:
     for op in patch:
         if "op" not in op:
             raise BadPatch("Unexpected kind: missing op")
+    doc = copy.deepcopy(original)
+    for op in patch:
+        doc = _apply_op(doc, op)
+    return doc
+
+
+def _apply_op(doc: Any, op: dict) -> Any:
     try:
-        compiled = jsonpatch.JsonPatch(patch)
-        return compiled.apply(original, in_place=False)
-    except jsonpatch.JsonPatchTestFailed as exc:
-        raise PatchFailed(f"testing value failed: {exc}") from None
+        return jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
+    except jsonpatch.JsonPatchTestFailed:
+        raise PatchFailed(f"testing value {op.get('path')} failed: test failed") from None
     except jsonpatch.InvalidJsonPatch as exc:
         raise PatchFailed(str(exc)) from None
     except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException) as exc:

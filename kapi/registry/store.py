@@ -17,7 +17,9 @@ from typing import Any
 from kapi import errors
 from kapi.errors import Cause, StatusError
 from kapi.registry.catalog import catalog
+from kapi.registry.fields import check_fields, manage_fields
 from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.patch import PatchMixin
 from kapi.registry.resource import ResourceType
 from kapi.storage import (
     Key,
@@ -60,7 +62,7 @@ def _without_version(obj: Object) -> Object:
     return {**obj, "metadata": meta}
 
 
-class Registry:
+class Registry(PatchMixin):
     """Verbs on resource types, over a ``Storage``."""
 
     def __init__(self, storage: Storage | None = None) -> None:
@@ -131,6 +133,12 @@ class Registry:
     ) -> Object:
         options = options or CreateOptions()
         obj = self._check_type(rt, body)
+        check_fields(rt, obj, options)
+        return self._create(rt, namespace, obj, options, lambda o: manage_fields(rt, None, o, options))
+
+    def _create(self, rt: ResourceType, namespace: str, obj: Object, options: CreateOptions, manage) -> Object:
+        """Creates ``obj`` (already type-checked); ``manage(obj)`` sets its
+        managedFields once the strategy has prepared it."""
         self._check_namespace(rt, obj, namespace)
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
@@ -144,6 +152,7 @@ class Registry:
         for server_only in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(server_only, None)
         rt.strategy.prepare_for_create(obj)
+        manage(obj)
 
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
@@ -217,6 +226,7 @@ class Registry:
         """PUT. Returns (object, created)."""
         options = options or UpdateOptions()
         obj = self._check_type(rt, body)
+        check_fields(rt, obj, options)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise errors.bad_request(
@@ -237,6 +247,7 @@ class Registry:
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
             new = copy.deepcopy(obj)
             self._prepare_update(rt, new, current, options.subresource)
+            manage_fields(rt, current, new, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
@@ -263,6 +274,7 @@ class Registry:
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)
             self._prepare_update(rt, new, current, options.subresource)
+            manage_fields(rt, current, new, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run, preconditions)

@@ -118,32 +118,35 @@ class TypeSchema:
         return {s for s in raw.split(",") if s}
 
     # -- validation --------------------------------------------------------------
-    def unknown_fields(self, obj: Any, prefix: str = "") -> list[str]:
+    def unknown_fields(self, obj: Any, prefix: str = "", prune: bool = False) -> list[str]:
         """Dotted paths of fields in ``obj`` the schema does not declare
-        (kube's ``unknown field "spec.foo"``); list items appear as ``[i]``."""
+        (kube's ``unknown field "spec.foo"``); list items appear as ``[i]``.
+        With ``prune`` they are also removed from ``obj`` (which is mutated)."""
         out: list[str] = []
-        self._unknown(obj, prefix, out)
+        self._unknown(obj, prefix, out, prune)
         return out
 
-    def _unknown(self, obj: Any, prefix: str, out: list[str]) -> None:
+    def _unknown(self, obj: Any, prefix: str, out: list[str], prune: bool) -> None:
         if self.preserves_unknown:
             return
         if isinstance(obj, dict):
             if self.is_struct:
-                for key, value in obj.items():
+                for key, value in list(obj.items()):
                     path = f"{prefix}.{key}" if prefix else key
                     child = self.field(key)
                     if not self.has_field(key) and child is None:
                         out.append(path)
+                        if prune:
+                            del obj[key]
                     elif child is not None:
-                        child._unknown(value, path, out)
+                        child._unknown(value, path, out, prune)
             elif self.is_map:
                 child = self.field("")
                 if child is not None:
                     for key, value in obj.items():
-                        child._unknown(value, f"{prefix}.{key}" if prefix else key, out)
+                        child._unknown(value, f"{prefix}.{key}" if prefix else key, out, prune)
         elif isinstance(obj, list):
             child = self.items()
             if child is not None:
                 for i, value in enumerate(obj):
-                    child._unknown(value, f"{prefix}[{i}]", out)
+                    child._unknown(value, f"{prefix}[{i}]", out, prune)
