@@ -95,9 +95,15 @@ def _keep_live_times(live: Object, new: Object) -> Object:
 class FieldManager:
     """Field management for one resource type (and subresource)."""
 
-    def __init__(self, schema: TypeSchema | None, api_version: str, subresource: str = "") -> None:
+    def __init__(
+        self,
+        schema: TypeSchema | None,
+        api_version: str,
+        subresource: str = "",
+        reset_fields: frozenset[str] = frozenset(),
+    ) -> None:
         self.subresource = subresource
-        inner = StripMetaManager(StructuredMergeManager(schema, api_version))
+        inner = StripMetaManager(StructuredMergeManager(schema, api_version, reset_fields))
         inner = CapManagersManager(ManagedFieldsUpdater(inner))
         self.chain = LastAppliedUpdater(BuildManagerInfoManager(inner, api_version, subresource))
 

@@ -19,14 +19,24 @@ __all__ = ["StructuredMergeManager"]
 
 
 class StructuredMergeManager(Manager):
-    def __init__(self, schema: TypeSchema | None, api_version: str) -> None:
+    def __init__(
+        self, schema: TypeSchema | None, api_version: str, reset_fields: frozenset[str] = frozenset()
+    ) -> None:
         self.schema = schema
         self.api_version = api_version
+        # Top-level fields this endpoint's writers never own (kube's reset fields:
+        # status for the main resource, spec for /status).
+        self.reset = frozenset("f:" + f for f in reset_fields)
+
+    def _filter(self, fields: FieldSet) -> FieldSet:
+        if not self.reset:
+            return fields
+        return {p for p in fields if p[:1] and p[0] not in self.reset}
 
     def _update_others(
         self, live: Object, new: Object, managed: Managed, manager: str, force: bool
     ) -> None:
-        added, modified, removed = typed.compare(live, new, self.schema)
+        added, modified, removed = (self._filter(s) for s in typed.compare(live, new, self.schema))
         changed = added | modified
         conflicts = []
         for other, versioned in managed.fields.items():
@@ -61,7 +71,8 @@ class StructuredMergeManager(Manager):
         schema = self.schema
         merged = typed.merge(live, config, schema)
         last = managed.fields.get(manager)
-        managed.fields[manager] = VersionedSet(typed.field_set(config, schema), self.api_version, True)
+        applied = self._filter(typed.field_set(config, schema))
+        managed.fields[manager] = VersionedSet(applied, self.api_version, True)
         if last is not None and last.fields:
             merged = self._prune(merged, managed, manager, last.fields)
         self._update_others(live, merged, managed, manager, force)

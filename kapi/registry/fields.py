@@ -24,7 +24,12 @@ Object = dict[str, Any]
 
 @functools.lru_cache(maxsize=512)
 def _field_manager(rt: ResourceType, subresource: str) -> FieldManager:
-    return FieldManager(schema_for(rt), rt.api_version, subresource)
+    reset: frozenset[str] = frozenset()
+    if subresource == "status":
+        reset = frozenset({"spec"})
+    elif getattr(rt.strategy, "status_subresource", False):
+        reset = frozenset({"status"})
+    return FieldManager(schema_for(rt), rt.api_version, subresource, reset)
 
 
 def field_manager(rt: ResourceType, subresource: str = "") -> FieldManager:
