@@ -39,7 +39,7 @@ class StoredObject(models.Model):
             )
         ]
         indexes = [
-            GinIndex(fields=["labels"], name="kapi_object_labels", opclasses=["jsonb_path_ops"]),
+            GinIndex(fields=["labels"], name="kapi_object_labels"),
             models.Index(fields=["resource_version"], name="kapi_object_rv"),
         ]
         verbose_name = "object"

@@ -106,6 +106,7 @@ REST_FRAMEWORK = {
         "kapi.api.parsers.MergePatchParser",
         "kapi.api.parsers.StrategicMergePatchParser",
         "kapi.api.parsers.ApplyPatchParser",
+        "kapi.api.protobuf_parser.ProtobufParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [
         "kapi.api.renderers.JSONRenderer",

@@ -29,7 +29,7 @@ def to_status_error(exc: BaseException) -> StatusError:
     if isinstance(exc, drf.UnsupportedMediaType):
         return errors.unsupported_media_type(
             exc.args[0] if exc.args else "",
-            ["application/json", "application/yaml"],
+            ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"],
         )
     if isinstance(exc, drf.MethodNotAllowed):
         return StatusError(errors.status_failure(405, "MethodNotAllowed", str(exc.detail)))

@@ -132,6 +132,10 @@ class KubernetesContentNegotiation(BaseContentNegotiation):
 
     def select_parser(self, request, parsers):
         content_type = (request.content_type or "").split(";")[0].strip().lower()
+        if not content_type:
+            # kube decodes a body without Content-Type as JSON (the first
+            # supported type); the official Python client sends none.
+            content_type = "application/json"
         for parser in parsers:
             if parser.media_type == content_type:
                 return parser

@@ -48,7 +48,7 @@ class Migration(migrations.Migration):
             options={
                 'verbose_name': 'object',
                 'db_table': 'kapi_object',
-                'indexes': [django.contrib.postgres.indexes.GinIndex(fields=['labels'], name='kapi_object_labels', opclasses=['jsonb_path_ops']), models.Index(fields=['resource_version'], name='kapi_object_rv')],
+                'indexes': [django.contrib.postgres.indexes.GinIndex(fields=['labels'], name='kapi_object_labels'), models.Index(fields=['resource_version'], name='kapi_object_rv')],
                 'constraints': [models.UniqueConstraint(fields=('group', 'resource', 'namespace', 'name'), name='kapi_object_key')],
             },
         ),

@@ -32,6 +32,7 @@ from kapi.storage import (
     Storage,
     default_storage,
 )
+from kapi.storage.interface import check_preconditions
 from kapi.validation.metadata import validate_object_meta, validate_object_meta_update
 
 __all__ = ["Registry", "now_rfc3339"]
@@ -360,7 +361,11 @@ class Registry(PatchMixin):
             current = self._out(rt, self.storage.get(key))
         except KeyNotFound:
             raise errors.not_found(rt.group, rt.plural, name) from None
-        self._check_preconditions(rt, name, current, options.preconditions)
+        try:
+            check_preconditions(key, current, options.preconditions)
+        except ResourceVersionConflict as exc:
+            raise errors.conflict(rt.group, rt.plural, name, exc.message) from None
+        rt.strategy.check_delete(current)
         if current["metadata"].get("finalizers"):
             return self._start_graceful_deletion(rt, namespace, name, current, options), False
         if options.dry_run:
@@ -372,24 +377,6 @@ class Registry(PatchMixin):
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
         return self._out(rt, deleted), True
-
-    def _check_preconditions(
-        self, rt: ResourceType, name: str, current: Object, pre: Preconditions | None
-    ) -> None:
-        if pre is None:
-            return
-        meta = current["metadata"]
-        if pre.uid is not None and pre.uid != meta.get("uid"):
-            raise errors.conflict(
-                rt.group, rt.plural, name,
-                f"Precondition failed: UID in precondition: {pre.uid}, UID in object meta: {meta.get('uid')}",
-            )
-        if pre.resource_version is not None and str(pre.resource_version) != meta.get("resourceVersion"):
-            raise errors.conflict(
-                rt.group, rt.plural, name,
-                "Precondition failed: ResourceVersion in precondition: "
-                f"{pre.resource_version}, ResourceVersion in object meta: {meta.get('resourceVersion')}",
-            )
 
     def _start_graceful_deletion(
         self, rt: ResourceType, namespace: str, name: str, current: Object, options: DeleteOptions

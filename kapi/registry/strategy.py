@@ -141,6 +141,9 @@ class Strategy:
         """Warnings to return in ``Warning`` headers. Must NOT mutate ``obj``."""
         return []
 
+    def check_delete(self, obj: Object) -> None:
+        """Refuse a delete by raising a ``StatusError``. Must NOT mutate ``obj``."""
+
     # -- versions ---------------------------------------------------------------
     def to_storage(self, obj: Object, version: str) -> Object:
         """Convert from the served ``version`` to the stored form. MAY mutate ``obj``."""

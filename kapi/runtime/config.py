@@ -14,6 +14,7 @@ Everything here is derived from the environment so that every process that
 from __future__ import annotations
 
 import hashlib
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -31,7 +32,13 @@ __all__ = [
 
 def data_dir() -> Path:
     """The data directory, absolute, from ``KAPI_DATA_DIR`` or ``./.kapi``."""
-    return Path(os.environ.get("KAPI_DATA_DIR") or ".kapi").resolve()
+    return _resolved(os.environ.get("KAPI_DATA_DIR") or ".kapi")
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(path: str) -> Path:
+    # Resolving walks the file system; every request asks (token file path).
+    return Path(path).resolve()
 
 
 def embedded_postgres_dir() -> Path:

@@ -25,8 +25,7 @@ def probe_ready(url: str, *, ca_file: Path | None = None, timeout: float = 2) ->
             url.rstrip("/") + "/readyz", timeout=timeout, context=context
         ) as response:
             return response.status == 200
-    except urllib.error.HTTPError as error:
-        # TEMPORARY until /readyz lands from main: any HTTP answer means "up".
-        return error.code == 404
+    except urllib.error.HTTPError:
+        return False
     except (OSError, http.client.HTTPException):
         return False

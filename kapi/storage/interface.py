@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 __all__ = [
     "Key",
+    "check_preconditions",
     "ListPage",
     "ListQuery",
     "Preconditions",
@@ -124,7 +125,7 @@ class Storage(ABC):
 
         for _ in range(attempts):
             current = self.get(key)
-            _check_preconditions(key, current, preconditions)
+            check_preconditions(key, current, preconditions)
             revision = int(current["metadata"]["resourceVersion"])
             updated = try_update(current)
             try:
@@ -141,7 +142,7 @@ class Storage(ABC):
 
         for _ in range(attempts):
             current = self.get(key)
-            _check_preconditions(key, current, preconditions)
+            check_preconditions(key, current, preconditions)
             try:
                 return self.delete(key, int(current["metadata"]["resourceVersion"]))
             except ResourceVersionConflict:
@@ -150,7 +151,8 @@ class Storage(ABC):
         raise ResourceVersionConflict(key, "too many concurrent deletes")
 
 
-def _check_preconditions(key: Key, current: Object, pre: Preconditions | None) -> None:
+def check_preconditions(key: Key, current: Object, pre: Preconditions | None) -> None:
+    """Raise ``ResourceVersionConflict`` (with kube's message) unless ``pre`` holds."""
     from kapi.storage.errors import ResourceVersionConflict
 
     if pre is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kapi import errors
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
 
@@ -37,6 +38,11 @@ class NamespaceStrategy(Strategy):
         labels = meta.get("labels") or {}
         labels[NAME_LABEL] = meta.get("name", "")
         meta["labels"] = labels
+
+    def check_delete(self, obj: Object) -> None:
+        name = (obj.get("metadata") or {}).get("name", "")
+        if name in PROTECTED_NAMESPACES:
+            raise errors.forbidden("", "namespaces", name, "this namespace may not be deleted")
 
     def validate(self, obj: Object) -> list[Cause]:
         causes = []

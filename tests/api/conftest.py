@@ -1,0 +1,65 @@
+"""Fixtures for API tests: a raw HTTP session and a fresh namespace per test."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+
+class API:
+    """A thin ``requests`` wrapper that knows the server URL, token and CA."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.session = requests.Session()
+        # REQUESTS_CA_BUNDLE in the environment would override session.verify.
+        self.session.trust_env = False
+        self.session.verify = str(server.ca_path)
+        self.session.headers["Authorization"] = f"Bearer {server.token}"
+
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        return self.session.request(method, self.server.url + path, timeout=30, **kwargs)
+
+    def get(self, path: str, **kwargs) -> requests.Response:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, body=None, **kwargs) -> requests.Response:
+        return self.request("POST", path, json=body, **kwargs)
+
+    def put(self, path: str, body=None, **kwargs) -> requests.Response:
+        return self.request("PUT", path, json=body, **kwargs)
+
+    def delete(self, path: str, **kwargs) -> requests.Response:
+        return self.request("DELETE", path, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def api(kapi_server) -> API:
+    return API(kapi_server)
+
+
+@pytest.fixture
+def namespace(api: API) -> Iterator[str]:
+    """A new namespace for one test."""
+    name = f"t-{uuid.uuid4().hex[:10]}"
+    response = api.post("/api/v1/namespaces", {"metadata": {"name": name}})
+    assert response.status_code == 201, response.text
+    yield name
+    api.delete(f"/api/v1/namespaces/{name}")
+
+
+def assert_status(response: requests.Response, code: int, reason: str) -> dict:
+    """The response is a Kubernetes Status failure with this code and reason."""
+    assert response.status_code == code, response.text
+    assert response.headers["Content-Type"].startswith("application/json"), response.headers
+    status = response.json()
+    assert status["kind"] == "Status"
+    assert status["apiVersion"] == "v1"
+    assert status["status"] == "Failure"
+    assert status["code"] == code
+    assert status["reason"] == reason
+    assert status["message"]
+    return status
