@@ -121,9 +121,9 @@ class FieldManager:
             managed = _decode(new_entries)
             if not managed.fields:
                 managed = _decode(live_entries)
-        obj, managed = self.chain.update(_without_managed(live), _without_managed(new), managed, manager)
-        new.clear()
-        new.update(obj)
+        # Update links never change the object itself, only ownership: keep
+        # ``new`` (and its metadata dict, which callers hold) and set the entries.
+        _, managed = self.chain.update(_without_managed(live), _without_managed(new), managed, manager)
         _set_managed(new, managed)
         return _keep_live_times(live, new) if live else new
 
