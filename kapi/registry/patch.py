@@ -13,7 +13,7 @@ from typing import Any
 
 from kapi import errors
 from kapi.patch import APPLY_PATCH, STRATEGIC_MERGE_PATCH, BadPatch, PatchFailed, apply_patch
-from kapi.registry.fields import check_fields, field_manager, manage_fields
+from kapi.registry.fields import check_fields, field_manager
 from kapi.registry.options import PatchOptions
 from kapi.registry.resource import ResourceType
 from kapi.schema import schema_for
@@ -74,8 +74,7 @@ class PatchMixin:
             self._check_namespace(rt, new, namespace)
             if new["metadata"].get("resourceVersion") != current["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
-            self._prepare_update(rt, new, current, options.subresource)
-            manage_fields(rt, current, new, options)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False

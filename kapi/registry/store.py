@@ -247,8 +247,7 @@ class Registry(PatchMixin):
             if requested_rv and requested_rv != current["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
             new = copy.deepcopy(obj)
-            self._prepare_update(rt, new, current, options.subresource)
-            manage_fields(rt, current, new, options)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
@@ -274,15 +273,21 @@ class Registry(PatchMixin):
             new = mutate(new) or new
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)
-            self._prepare_update(rt, new, current, options.subresource)
-            manage_fields(rt, current, new, options)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run, preconditions)
 
-    def _prepare_update(self, rt: ResourceType, new: Object, current: Object, subresource: str) -> None:
-        """System fields, strategy and validation for an update (kube's BeforeUpdate).
-        Mutates ``new``."""
+    def _prepare_update(
+        self,
+        rt: ResourceType,
+        new: Object,
+        current: Object,
+        subresource: str,
+        options: UpdateOptions | None = None,
+    ) -> None:
+        """System fields, strategy, managedFields (when ``options`` name the writer)
+        and validation for an update (kube's BeforeUpdate). Mutates ``new``."""
         meta = new["metadata"]
         cur_meta = current["metadata"]
         if subresource == "status":
@@ -301,6 +306,8 @@ class Registry(PatchMixin):
                 meta.pop(kept, None)
         if not meta.get("resourceVersion"):
             meta["resourceVersion"] = cur_meta["resourceVersion"]
+        if options is not None:
+            manage_fields(rt, current, new, options)
         causes = validate_object_meta_update(meta, cur_meta)
         causes += rt.strategy.validate_update(new, current)
         if causes:

@@ -16,6 +16,7 @@ class API:
         self.base = server.url.rstrip("/")
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"Bearer {server.token}"
+        self.session.trust_env = False
         self.session.verify = str(server.ca_path)
 
     def request(self, method: str, path: str, body=None, content_type: str = "application/json", **kw):
