@@ -2,8 +2,9 @@
 
 The chain, outermost first (kube's ``NewDefaultFieldManager``)::
 
-    LastAppliedUpdater → BuildManagerInfoManager → CapManagersManager
-      → ManagedFieldsUpdater → StripMetaManager → StructuredMergeManager
+    LastAppliedUpdater → LastAppliedManager → BuildManagerInfoManager
+      → CapManagersManager → ManagedFieldsUpdater → StripMetaManager
+      → StructuredMergeManager
 
 This facade decodes ``metadata.managedFields`` from the live (or new) object,
 runs the chain on objects without them, and encodes the result back. A result
@@ -22,6 +23,7 @@ from kapi.fieldmanager.buildmanagerinfo import BuildManagerInfoManager
 from kapi.fieldmanager.capmanagers import CapManagersManager
 from kapi.fieldmanager.conflicts import ApplyConflicts, conflict_error
 from kapi.fieldmanager.interface import Object
+from kapi.fieldmanager.lastappliedmanager import LastAppliedManager
 from kapi.fieldmanager.lastappliedupdater import LastAppliedUpdater
 from kapi.fieldmanager.managed import (
     InvalidManagedFields,
@@ -105,7 +107,8 @@ class FieldManager:
         self.subresource = subresource
         inner = StripMetaManager(StructuredMergeManager(schema, api_version, reset_fields))
         inner = CapManagersManager(ManagedFieldsUpdater(inner))
-        self.chain = LastAppliedUpdater(BuildManagerInfoManager(inner, api_version, subresource))
+        inner = BuildManagerInfoManager(inner, api_version, subresource)
+        self.chain = LastAppliedUpdater(LastAppliedManager(inner, schema))
 
     def update(self, live: Object | None, new: Object, manager: str) -> Object:
         """``new`` with its managedFields for a create (``live`` None) or update

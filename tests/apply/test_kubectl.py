@@ -151,3 +151,21 @@ def test_validate_strict_and_warn(kapi_server, tmp_path, name):
     assert 'Warning: unknown field "metadata.bogus"' in warn.stderr
     live = _get(kapi_server, name)
     assert "spec" not in live and "bogus" not in live["metadata"]
+
+
+def test_server_side_apply_takes_over_from_client_side_apply(kapi_server, tmp_path, name):
+    """After client-side applies, kubectl's server-side apply may change the fields
+    recorded in last-applied-configuration without a conflict, and keeps the
+    annotation in step."""
+    obj = configmap(name, {"a": "1"})
+    _apply_file(kapi_server, tmp_path, obj)
+    obj["data"]["a"] = "2"
+    _apply_file(kapi_server, tmp_path, obj, "--server-side")
+    live = _get(kapi_server, name)
+    assert live["data"] == {"a": "2"}
+    last = json.loads(live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"])
+    assert last["data"] == {"a": "2"}
+    # Another manager still conflicts.
+    obj["data"]["a"] = "3"
+    failed = _apply_file(kapi_server, tmp_path, obj, "--server-side", "--field-manager=someone", check=False)
+    assert failed.returncode != 0 and "conflict" in failed.stderr
