@@ -37,7 +37,13 @@ def main() -> None:
     with server(args.kubeconfig) as (target, _srv):
         label = f"{args.count} ConfigMaps, {args.clients} clients"
         applies = [
-            ("PATCH", f"{base}/apply-{run}-{i}{query}", configmap(f"apply-{run}-{i}"), APPLY, (201,))
+            (
+                "PATCH",
+                f"{base}/apply-{run}-{i}{query}",
+                configmap(f"apply-{run}-{i}"),
+                APPLY,
+                (201,),
+            )
             for i in range(args.count)
         ]
         created = run_load(target, applies, clients=args.clients)

@@ -13,11 +13,11 @@ from kapi.handlers.patch import PatchBody
 from kapi.patch import BadPatch, decode_json, decode_yaml
 
 __all__ = [
+    "MAX_BODY_BYTES",
     "ApplyPatchParser",
     "Document",
     "JSONParser",
     "JSONPatchParser",
-    "MAX_BODY_BYTES",
     "MergePatchParser",
     "StrategicMergePatchParser",
     "YAMLParser",
@@ -32,7 +32,7 @@ class Document(dict):
     """A decoded object body that carries the duplicate keys seen while decoding
     (for ``fieldValidation``)."""
 
-    duplicate_fields: list[str] = []
+    duplicate_fields: tuple[str, ...] | list[str] = ()
 
 
 def _document(doc, duplicates: list[str]):

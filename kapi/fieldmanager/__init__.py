@@ -9,7 +9,11 @@ registry calls ``update`` on every create and update and ``apply`` for
 from kapi.fieldmanager.conflicts import ApplyConflicts
 from kapi.fieldmanager.fieldmanager import FieldManager, manager_or_user_agent
 from kapi.fieldmanager.fieldpath import from_fields_v1, to_fields_v1
-from kapi.fieldmanager.managed import Managed, decode_managed_fields, encode_managed_fields
+from kapi.fieldmanager.managed import (
+    Managed,
+    decode_managed_fields,
+    encode_managed_fields,
+)
 
 __all__ = [
     "ApplyConflicts",

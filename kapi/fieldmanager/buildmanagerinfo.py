@@ -16,9 +16,13 @@ class BuildManagerInfoManager(Wrapper):
         self.subresource = subresource
 
     def update(self, live, new, managed, manager):
-        identifier = manager_identifier(manager, "Update", self.api_version, self.subresource)
+        identifier = manager_identifier(
+            manager, "Update", self.api_version, self.subresource
+        )
         return self.inner.update(live, new, managed, identifier)
 
     def apply(self, live, config, managed, manager, force):
-        identifier = manager_identifier(manager, "Apply", self.api_version, self.subresource)
+        identifier = manager_identifier(
+            manager, "Apply", self.api_version, self.subresource
+        )
         return self.inner.apply(live, config, managed, identifier, force)

@@ -4,9 +4,14 @@
 from __future__ import annotations
 
 from kapi.fieldmanager.interface import Wrapper
-from kapi.fieldmanager.managed import Managed, VersionedSet, manager_identifier, parse_identifier
+from kapi.fieldmanager.managed import (
+    Managed,
+    VersionedSet,
+    manager_identifier,
+    parse_identifier,
+)
 
-__all__ = ["CapManagersManager", "MAX_UPDATE_MANAGERS"]
+__all__ = ["MAX_UPDATE_MANAGERS", "CapManagersManager"]
 
 MAX_UPDATE_MANAGERS = 10
 _ANCIENT = "ancient-changes"
@@ -21,7 +26,9 @@ def _cap(managed: Managed) -> Managed:
         versioned = managed.fields.pop(identifier)
         managed.times.pop(identifier, None)
         info = parse_identifier(identifier)
-        bucket = manager_identifier(_ANCIENT, "Update", versioned.api_version, info.get("subresource", ""))
+        bucket = manager_identifier(
+            _ANCIENT, "Update", versioned.api_version, info.get("subresource", "")
+        )
         previous = managed.fields.get(bucket)
         fields = versioned.fields | (previous.fields if previous else set())
         managed.fields[bucket] = VersionedSet(fields, versioned.api_version, False)

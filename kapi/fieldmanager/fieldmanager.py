@@ -78,7 +78,10 @@ def _set_managed(obj: Object, managed: Managed) -> Object:
 def _without_times(entries: Any) -> Any:
     if not isinstance(entries, list):
         return entries
-    return [{k: v for k, v in e.items() if k != "time"} if isinstance(e, dict) else e for e in entries]
+    return [
+        {k: v for k, v in e.items() if k != "time"} if isinstance(e, dict) else e
+        for e in entries
+    ]
 
 
 def _keep_live_times(live: Object, new: Object) -> Object:
@@ -86,7 +89,9 @@ def _keep_live_times(live: Object, new: Object) -> Object:
     new_meta = new.get("metadata") or {}
     if "managedFields" not in live_meta or "managedFields" not in new_meta:
         return new
-    if _without_times(live_meta["managedFields"]) != _without_times(new_meta["managedFields"]):
+    if _without_times(live_meta["managedFields"]) != _without_times(
+        new_meta["managedFields"]
+    ):
         return new
     if _without_managed(live) != _without_managed(new):
         return new
@@ -105,7 +110,9 @@ class FieldManager:
         reset_fields: frozenset[str] = frozenset(),
     ) -> None:
         self.subresource = subresource
-        inner = StripMetaManager(StructuredMergeManager(schema, api_version, reset_fields))
+        inner = StripMetaManager(
+            StructuredMergeManager(schema, api_version, reset_fields)
+        )
         inner = CapManagersManager(ManagedFieldsUpdater(inner))
         inner = BuildManagerInfoManager(inner, api_version, subresource)
         self.chain = LastAppliedUpdater(LastAppliedManager(inner, schema))
@@ -126,11 +133,15 @@ class FieldManager:
                 managed = _decode(live_entries)
         # Update links never change the object itself, only ownership: keep
         # ``new`` (and its metadata dict, which callers hold) and set the entries.
-        _, managed = self.chain.update(_without_managed(live), _without_managed(new), managed, manager)
+        _, managed = self.chain.update(
+            _without_managed(live), _without_managed(new), managed, manager
+        )
         _set_managed(new, managed)
         return _keep_live_times(live, new) if live else new
 
-    def apply(self, live: Object | None, config: Object, manager: str, force: bool) -> Object:
+    def apply(
+        self, live: Object | None, config: Object, manager: str, force: bool
+    ) -> Object:
         """The live object with ``config`` applied by ``manager``; raises the 409
         StatusError on conflicts."""
         if not isinstance(config, dict):

@@ -19,7 +19,9 @@ Object = dict[str, Any]
 
 
 class Manager:
-    def update(self, live: Object, new: Object, managed: Managed, manager: str) -> tuple[Object, Managed]:
+    def update(
+        self, live: Object, new: Object, managed: Managed, manager: str
+    ) -> tuple[Object, Managed]:
         raise NotImplementedError
 
     def apply(

@@ -45,7 +45,9 @@ class LastAppliedManager(Wrapper):
             last = json.loads(text)
         except ValueError:
             return set()
-        if not isinstance(last, dict) or last.get("apiVersion") != live.get("apiVersion"):
+        if not isinstance(last, dict) or last.get("apiVersion") != live.get(
+            "apiVersion"
+        ):
             return set()
         _, modified, _ = typed.compare(last, live, self.schema)
         return typed.field_set(last, self.schema) - modified

@@ -36,14 +36,19 @@ class Managed:
     fields: dict[str, VersionedSet] = field(default_factory=dict)
     times: dict[str, str | None] = field(default_factory=dict)
 
-    def copy(self) -> "Managed":
+    def copy(self) -> Managed:
         return Managed(
-            {k: VersionedSet(set(v.fields), v.api_version, v.applied) for k, v in self.fields.items()},
+            {
+                k: VersionedSet(set(v.fields), v.api_version, v.applied)
+                for k, v in self.fields.items()
+            },
             dict(self.times),
         )
 
 
-def manager_identifier(manager: str, operation: str, api_version: str, subresource: str = "") -> str:
+def manager_identifier(
+    manager: str, operation: str, api_version: str, subresource: str = ""
+) -> str:
     entry: dict[str, str] = {"manager": manager, "operation": operation}
     if operation != "Apply" and api_version:
         entry["apiVersion"] = api_version
@@ -77,17 +82,27 @@ def decode_managed_fields(entries: Any) -> Managed:
     if not isinstance(entries, list):
         raise InvalidManagedFields("managedFields must be a list")
     for entry in entries:
-        if not isinstance(entry, dict) or entry.get("operation") not in ("Apply", "Update"):
+        if not isinstance(entry, dict) or entry.get("operation") not in (
+            "Apply",
+            "Update",
+        ):
             raise InvalidManagedFields(f"invalid managedFields entry: {entry!r}")
         if entry.get("fieldsType", "FieldsV1") != "FieldsV1":
-            raise InvalidManagedFields(f"unsupported fieldsType {entry.get('fieldsType')!r}")
+            raise InvalidManagedFields(
+                f"unsupported fieldsType {entry.get('fieldsType')!r}"
+            )
         identifier = manager_identifier(
-            entry.get("manager", ""), entry["operation"], entry.get("apiVersion", ""), entry.get("subresource", "")
+            entry.get("manager", ""),
+            entry["operation"],
+            entry.get("apiVersion", ""),
+            entry.get("subresource", ""),
         )
         fields = from_fields_v1(entry.get("fieldsV1") or {})
         if identifier in managed.fields:
             fields |= managed.fields[identifier].fields
-        managed.fields[identifier] = VersionedSet(fields, entry.get("apiVersion", ""), entry["operation"] == "Apply")
+        managed.fields[identifier] = VersionedSet(
+            fields, entry.get("apiVersion", ""), entry["operation"] == "Apply"
+        )
         managed.times[identifier] = entry.get("time")
     return managed
 
@@ -100,7 +115,9 @@ def encode_managed_fields(managed: Managed) -> list[dict]:
             continue
         info = parse_identifier(identifier)
         entry: dict[str, Any] = {"manager": info.get("manager", "")}
-        entry["operation"] = info.get("operation", "Apply" if versioned.applied else "Update")
+        entry["operation"] = info.get(
+            "operation", "Apply" if versioned.applied else "Update"
+        )
         entry["apiVersion"] = versioned.api_version
         time = managed.times.get(identifier)
         if time:

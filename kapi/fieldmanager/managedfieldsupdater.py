@@ -7,7 +7,7 @@ applier's time when the object changed.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from kapi.fieldmanager.interface import Wrapper
 from kapi.fieldmanager.managed import VersionedSet
@@ -18,7 +18,7 @@ _SELF = "current-operation"
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class ManagedFieldsUpdater(Wrapper):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kapi.fieldmanager.interface import Wrapper
 from kapi.fieldmanager.managed import Managed
 
-__all__ = ["StripMetaManager", "STRIPPED"]
+__all__ = ["STRIPPED", "StripMetaManager"]
 
 STRIPPED = frozenset(
     [
@@ -29,7 +29,9 @@ STRIPPED = frozenset(
 def _strip(managed: Managed) -> Managed:
     for identifier, versioned in list(managed.fields.items()):
         versioned.fields = {
-            p for p in versioned.fields if p not in STRIPPED and p[:2] != ("f:metadata", "f:managedFields")
+            p
+            for p in versioned.fields
+            if p not in STRIPPED and p[:2] != ("f:metadata", "f:managedFields")
         }
         if not versioned.fields:
             del managed.fields[identifier]

@@ -20,7 +20,10 @@ __all__ = ["StructuredMergeManager"]
 
 class StructuredMergeManager(Manager):
     def __init__(
-        self, schema: TypeSchema | None, api_version: str, reset_fields: frozenset[str] = frozenset()
+        self,
+        schema: TypeSchema | None,
+        api_version: str,
+        reset_fields: frozenset[str] = frozenset(),
     ) -> None:
         self.schema = schema
         self.api_version = api_version
@@ -36,7 +39,9 @@ class StructuredMergeManager(Manager):
     def _update_others(
         self, live: Object, new: Object, managed: Managed, manager: str, force: bool
     ) -> None:
-        added, modified, removed = (self._filter(s) for s in typed.compare(live, new, self.schema))
+        added, modified, removed = (
+            self._filter(s) for s in typed.compare(live, new, self.schema)
+        )
         changed = added | modified
         conflicts = []
         for other, versioned in managed.fields.items():
@@ -59,7 +64,9 @@ class StructuredMergeManager(Manager):
         self._update_others(live, new, managed, manager, force=True)
         added, modified, removed = self._last_compare
         previous = managed.fields.get(manager)
-        fields: FieldSet = (previous.fields if previous else set()) - removed | modified | added
+        fields: FieldSet = (
+            (previous.fields if previous else set()) - removed | modified | added
+        )
         if fields:
             managed.fields[manager] = VersionedSet(fields, self.api_version, False)
         else:
@@ -80,7 +87,9 @@ class StructuredMergeManager(Manager):
             return None, managed
         return merged, managed
 
-    def _prune(self, merged: Object, managed: Managed, manager: str, last: FieldSet) -> Object:
+    def _prune(
+        self, merged: Object, managed: Managed, manager: str, last: FieldSet
+    ) -> Object:
         schema = self.schema
         members = typed.named_fields_as_members
         pruned = typed.remove(merged, members(last, schema), schema)
@@ -90,7 +99,11 @@ class StructuredMergeManager(Manager):
             owned |= versioned.fields
         merged_set = members(typed.field_set(merged, schema), schema)
         pruned_set = members(typed.field_set(pruned, schema), schema)
-        pruned = typed.remove(merged, merged_set - (pruned_set | members(owned, schema)), schema)
+        pruned = typed.remove(
+            merged, merged_set - (pruned_set | members(owned, schema)), schema
+        )
         # Keep what the applier never owned (items left dangling by the removal).
         pruned_set = members(typed.field_set(pruned, schema), schema)
-        return typed.remove(merged, (merged_set - pruned_set) & members(last, schema), schema)
+        return typed.remove(
+            merged, (merged_set - pruned_set) & members(last, schema), schema
+        )

@@ -56,7 +56,11 @@ def _walk(value: Any, schema: TypeSchema | None, path: Path, out: FieldSet) -> N
             child_path = path + ("f:" + key,)
             child_schema = _child(schema, key)
             _walk(child, child_schema, child_path, out)
-            if child is None or (isinstance(child, dict) and not child) or not _is_named(schema, key):
+            if (
+                child is None
+                or (isinstance(child, dict) and not child)
+                or not _is_named(schema, key)
+            ):
                 out.add(child_path)
     elif isinstance(value, list):
         if not _associative(schema):
@@ -78,7 +82,9 @@ def _walk(value: Any, schema: TypeSchema | None, path: Path, out: FieldSet) -> N
 _MISSING = object()
 
 
-def compare(old: Any, new: Any, schema: TypeSchema | None) -> tuple[FieldSet, FieldSet, FieldSet]:
+def compare(
+    old: Any, new: Any, schema: TypeSchema | None
+) -> tuple[FieldSet, FieldSet, FieldSet]:
     """(added, modified, removed) from ``old`` to ``new`` (SMD ``Compare``): changed
     leaves, plus every node that appears or disappears as a whole."""
     added: FieldSet = set()
@@ -89,8 +95,13 @@ def compare(old: Any, new: Any, schema: TypeSchema | None) -> tuple[FieldSet, Fi
 
 
 def _compare(
-    old: Any, new: Any, schema: TypeSchema | None, path: Path,
-    added: FieldSet, modified: FieldSet, removed: FieldSet,
+    old: Any,
+    new: Any,
+    schema: TypeSchema | None,
+    path: Path,
+    added: FieldSet,
+    modified: FieldSet,
+    removed: FieldSet,
 ) -> None:
     if old is _MISSING:
         added.update(field_set(new, schema, path))
@@ -102,13 +113,31 @@ def _compare(
         if path:
             removed.add(path)
         return
-    if isinstance(old, dict) and isinstance(new, dict) and not _atomic_map(schema) and (old or new):
+    if (
+        isinstance(old, dict)
+        and isinstance(new, dict)
+        and not _atomic_map(schema)
+        and (old or new)
+    ):
         for key in old.keys() | new.keys():
             o, n = old.get(key, _MISSING), new.get(key, _MISSING)
             if o is _MISSING or n is _MISSING or o != n:
-                _compare(o, n, _child(schema, key), path + ("f:" + key,), added, modified, removed)
+                _compare(
+                    o,
+                    n,
+                    _child(schema, key),
+                    path + ("f:" + key,),
+                    added,
+                    modified,
+                    removed,
+                )
         return
-    if isinstance(old, list) and isinstance(new, list) and _associative(schema) and (old or new):
+    if (
+        isinstance(old, list)
+        and isinstance(new, list)
+        and _associative(schema)
+        and (old or new)
+    ):
         items = schema.items()
         olds = dict(reversed(_items(old, schema)))
         news = dict(reversed(_items(new, schema)))
@@ -127,7 +156,9 @@ def merge(live: Any, config: Any, schema: TypeSchema | None) -> Any:
     if isinstance(live, dict) and isinstance(config, dict) and not _atomic_map(schema):
         out = dict(live)
         for key, value in config.items():
-            out[key] = merge(live[key], value, _child(schema, key)) if key in live else value
+            out[key] = (
+                merge(live[key], value, _child(schema, key)) if key in live else value
+            )
         return out
     if isinstance(live, list) and isinstance(config, list) and _associative(schema):
         return _merge_list(live, config, schema)
@@ -159,7 +190,9 @@ def _merge_list(live: list, config: list, schema: TypeSchema) -> list:
             if element in emitted:
                 continue
             emitted.add(element)
-            out.append(merge(lhs_map[element], item, items) if element in lhs_map else item)
+            out.append(
+                merge(lhs_map[element], item, items) if element in lhs_map else item
+            )
     return out
 
 

@@ -18,13 +18,13 @@ from kapi.schema import TypeSchema
 
 __all__ = [
     "APPLY_PATCH",
-    "BadPatch",
     "JSON_PATCH",
     "MERGE_PATCH",
     "PATCH_TYPES",
+    "STRATEGIC_MERGE_PATCH",
+    "BadPatch",
     "PatchError",
     "PatchFailed",
-    "STRATEGIC_MERGE_PATCH",
     "apply_json_patch",
     "apply_patch",
     "decode_json",
@@ -40,13 +40,17 @@ APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 
 
-def apply_patch(patch_type: str, original: dict, patch: Any, schema: TypeSchema | None) -> Any:
+def apply_patch(
+    patch_type: str, original: dict, patch: Any, schema: TypeSchema | None
+) -> Any:
     """The patched object for the three non-apply patch types."""
     if patch_type == JSON_PATCH:
         return apply_json_patch(original, patch)
     if patch_type == MERGE_PATCH:
         if not isinstance(patch, dict):
-            raise BadPatch("json: cannot unmarshal into Go value of type map[string]interface {}")
+            raise BadPatch(
+                "json: cannot unmarshal into Go value of type map[string]interface {}"
+            )
         return merge_patch(original, patch)
     if patch_type == STRATEGIC_MERGE_PATCH:
         return strategic_merge_patch(original, patch, schema)

@@ -80,7 +80,9 @@ def _construct_mapping(loader: _DuplicateLoader, node: yaml.MappingNode) -> dict
     return out
 
 
-_DuplicateLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_DuplicateLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+)
 
 
 def decode_yaml(raw: bytes) -> tuple[Any, list[str]]:

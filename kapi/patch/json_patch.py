@@ -21,7 +21,9 @@ def apply_json_patch(original: Any, patch: Any) -> Any:
     """A new document: ``patch`` (a list of operations) applied to ``original``.
     ``original`` is not mutated."""
     if not isinstance(patch, list) or not all(isinstance(op, dict) for op in patch):
-        raise BadPatch("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+        raise BadPatch(
+            "json: cannot unmarshal object into Go value of type jsonpatch.Patch"
+        )
     for op in patch:
         if "op" not in op:
             raise BadPatch("Unexpected kind: missing op")
@@ -35,7 +37,9 @@ def _apply_op(doc: Any, op: dict) -> Any:
     try:
         return jsonpatch.JsonPatch([op]).apply(doc, in_place=True)
     except jsonpatch.JsonPatchTestFailed:
-        raise PatchFailed(f"testing value {op.get('path')} failed: test failed") from None
+        raise PatchFailed(
+            f"testing value {op.get('path')} failed: test failed"
+        ) from None
     except jsonpatch.InvalidJsonPatch as exc:
         raise PatchFailed(str(exc)) from None
     except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException) as exc:

@@ -30,7 +30,9 @@ def strategic_merge_patch(original: Any, patch: Any, schema: TypeSchema | None) 
     """A new object: ``patch`` applied to ``original`` (neither is mutated)."""
     if not isinstance(patch, dict):
         raise BadPatch("strategic merge patch must be a JSON object")
-    result = _merge_map(copy.deepcopy(original) if isinstance(original, dict) else {}, patch, schema)
+    result = _merge_map(
+        copy.deepcopy(original) if isinstance(original, dict) else {}, patch, schema
+    )
     return {} if result is None else result
 
 
@@ -55,10 +57,10 @@ def _merge_map(original: dict, patch: dict, schema: TypeSchema | None) -> dict |
         if key in (_PATCH, _RETAIN_KEYS):
             continue
         if key.startswith(_SET_ORDER):
-            orders[key[len(_SET_ORDER):]] = value
+            orders[key[len(_SET_ORDER) :]] = value
             continue
         if key.startswith(_DELETE_PRIMITIVE):
-            field = key[len(_DELETE_PRIMITIVE):]
+            field = key[len(_DELETE_PRIMITIVE) :]
             if isinstance(original.get(field), list):
                 original[field] = [v for v in original[field] if v not in value]
             continue
@@ -69,19 +71,25 @@ def _merge_map(original: dict, patch: dict, schema: TypeSchema | None) -> dict |
         current = original.get(key)
         strategies = child.patch_strategies if child is not None else set()
         if isinstance(value, dict) and "replace" not in strategies:
-            merged = _merge_map(current if isinstance(current, dict) else {}, value, child)
+            merged = _merge_map(
+                current if isinstance(current, dict) else {}, value, child
+            )
             if merged is None:
                 original.pop(key, None)
             else:
                 original[key] = merged
         elif isinstance(value, list) and "merge" in strategies:
-            original[key] = _merge_list(current if isinstance(current, list) else [], value, child)
+            original[key] = _merge_list(
+                current if isinstance(current, list) else [], value, child
+            )
         else:
             original[key] = _strip(value)
     for field, order in orders.items():
         if isinstance(original.get(field), list):
             child = schema.field(field) if schema is not None else None
-            original[field] = _order(original[field], order, child.patch_merge_key if child else None)
+            original[field] = _order(
+                original[field], order, child.patch_merge_key if child else None
+            )
     return original
 
 
@@ -102,14 +110,24 @@ def _merge_list(original: list, patch: list, schema: TypeSchema) -> list:
     out = list(original)
     for element in patch:
         if merge_key not in element:
-            raise BadPatch(f"map: {element} does not contain declared merge key: {merge_key}")
+            raise BadPatch(
+                f"map: {element} does not contain declared merge key: {merge_key}"
+            )
         index = next(
-            (i for i, o in enumerate(out) if isinstance(o, dict) and o.get(merge_key) == element[merge_key]),
+            (
+                i
+                for i, o in enumerate(out)
+                if isinstance(o, dict) and o.get(merge_key) == element[merge_key]
+            ),
             None,
         )
         directive = element.get(_PATCH)
         if directive == "delete":
-            out = [o for o in out if not (isinstance(o, dict) and o.get(merge_key) == element[merge_key])]
+            out = [
+                o
+                for o in out
+                if not (isinstance(o, dict) and o.get(merge_key) == element[merge_key])
+            ]
             continue
         if index is None:
             out.append(_strip(element))
@@ -132,7 +150,10 @@ def _order(values: list, order: list, merge_key: str | None) -> list:
     if merge_key:
         order = [ident(o) if isinstance(o, dict) else o for o in order]
     rank = {repr(k): i for i, k in enumerate(order)}
-    listed = sorted((v for v in values if repr(ident(v)) in rank), key=lambda v: rank[repr(ident(v))])
+    listed = sorted(
+        (v for v in values if repr(ident(v)) in rank),
+        key=lambda v: rank[repr(ident(v))],
+    )
     others = [v for v in values if repr(ident(v)) not in rank]
     return listed + others
 

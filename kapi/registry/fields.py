@@ -36,7 +36,9 @@ def field_manager(rt: ResourceType, subresource: str = "") -> FieldManager:
     return _field_manager(rt, subresource)
 
 
-def check_fields(rt: ResourceType, obj: Object, options: CreateOptions, strict_code: int = 400) -> None:
+def check_fields(
+    rt: ResourceType, obj: Object, options: CreateOptions, strict_code: int = 400
+) -> None:
     """Prunes unknown fields from ``obj`` (mutated) and reports them per
     ``options.field_validation``; ``strict_code`` is 400 for POST/PUT, 422 for PATCH."""
     schema = schema_for(rt)
@@ -56,7 +58,9 @@ def check_fields(rt: ResourceType, obj: Object, options: CreateOptions, strict_c
     raise errors.StatusError(errors.status_failure(strict_code, "Invalid", detail))
 
 
-def manage_fields(rt: ResourceType, live: Object | None, new: Object, options: CreateOptions) -> None:
+def manage_fields(
+    rt: ResourceType, live: Object | None, new: Object, options: CreateOptions
+) -> None:
     """Sets ``new``'s managedFields for a create (``live`` None) or update."""
     subresource = getattr(options, "subresource", "")
     field_manager(rt, subresource).update(live, new, options.field_manager)

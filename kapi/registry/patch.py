@@ -12,7 +12,13 @@ import copy
 from typing import Any
 
 from kapi import errors
-from kapi.patch import APPLY_PATCH, STRATEGIC_MERGE_PATCH, BadPatch, PatchFailed, apply_patch
+from kapi.patch import (
+    APPLY_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    BadPatch,
+    PatchFailed,
+    apply_patch,
+)
 from kapi.registry.fields import check_fields, field_manager
 from kapi.registry.options import PatchOptions
 from kapi.registry.resource import ResourceType
@@ -33,7 +39,11 @@ _MODIFIED = "the object has been modified; please apply your changes to the late
 
 
 def unsupported_patch_type(rt: ResourceType) -> errors.StatusError:
-    supported = [t for t in PATCH_MEDIA_TYPES if t != STRATEGIC_MERGE_PATCH or schema_for(rt) is not None]
+    supported = [
+        t
+        for t in PATCH_MEDIA_TYPES
+        if t != STRATEGIC_MERGE_PATCH or schema_for(rt) is not None
+    ]
     return errors.unsupported_media_type("", supported)
 
 
@@ -55,7 +65,9 @@ class PatchMixin:
         if patch_type == APPLY_PATCH:
             return self._apply(rt, namespace, name, patch, options)
         schema = schema_for(rt)
-        if patch_type not in PATCH_MEDIA_TYPES or (patch_type == STRATEGIC_MERGE_PATCH and schema is None):
+        if patch_type not in PATCH_MEDIA_TYPES or (
+            patch_type == STRATEGIC_MERGE_PATCH and schema is None
+        ):
             raise unsupported_patch_type(rt)
         key = self.key(rt, namespace, name)
 
@@ -66,20 +78,29 @@ class PatchMixin:
             except BadPatch as exc:
                 raise errors.bad_request(str(exc)) from None
             except PatchFailed as exc:
-                raise errors.StatusError(errors.status_failure(422, "Invalid", str(exc))) from None
+                raise errors.StatusError(
+                    errors.status_failure(422, "Invalid", str(exc))
+                ) from None
             new = self._check_type(rt, patched)
             del options.warnings[:]
             check_fields(rt, new, options, strict_code=422)
             self._same_identity(rt, new, current, name)
             self._check_namespace(rt, new, namespace)
-            if new["metadata"].get("resourceVersion") != current["metadata"]["resourceVersion"]:
+            if (
+                new["metadata"].get("resourceVersion")
+                != current["metadata"]["resourceVersion"]
+            ):
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
             self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
-        return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
+        return self._guaranteed_update(
+            rt, key, name, try_update, options.dry_run
+        ), False
 
-    def _same_identity(self, rt: ResourceType, new: Object, current: Object, name: str) -> None:
+    def _same_identity(
+        self, rt: ResourceType, new: Object, current: Object, name: str
+    ) -> None:
         meta = new["metadata"]
         if meta.get("name", "") != name:
             raise errors.bad_request(
@@ -87,16 +108,25 @@ class PatchMixin:
             )
         if meta.get("uid") and meta["uid"] != current["metadata"].get("uid"):
             raise errors.conflict(
-                rt.group, rt.plural, name,
+                rt.group,
+                rt.plural,
+                name,
                 f"Precondition failed: UID in precondition: {meta['uid']}, "
                 f"UID in object meta: {current['metadata'].get('uid')}",
             )
 
     def _apply(
-        self, rt: ResourceType, namespace: str, name: str, config: Any, options: PatchOptions
+        self,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        config: Any,
+        options: PatchOptions,
     ) -> tuple[Object, bool]:
         if not isinstance(config, dict):
-            raise errors.bad_request("the applied configuration must be a YAML or JSON object")
+            raise errors.bad_request(
+                "the applied configuration must be a YAML or JSON object"
+            )
         config = self._check_type(rt, config)
         meta = config["metadata"]
         if meta.get("name") and meta["name"] != name:
@@ -112,7 +142,9 @@ class PatchMixin:
         except KeyNotFound:
             if options.subresource:
                 raise errors.not_found(rt.group, rt.plural, name) from None
-            obj = manager.apply(None, copy.deepcopy(config), options.field_manager, options.force)
+            obj = manager.apply(
+                None, copy.deepcopy(config), options.field_manager, options.force
+            )
             try:
                 return self._create(rt, namespace, obj, options, lambda o: None), True
             except errors.StatusError as exc:
@@ -122,10 +154,14 @@ class PatchMixin:
 
         def try_update(current_stored: Object) -> Object:
             current = self._out(rt, current_stored)
-            new = manager.apply(current, copy.deepcopy(config), options.field_manager, options.force)
+            new = manager.apply(
+                current, copy.deepcopy(config), options.field_manager, options.force
+            )
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)
             self._prepare_update(rt, new, current, options.subresource)
             return new
 
-        return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
+        return self._guaranteed_update(
+            rt, key, name, try_update, options.dry_run
+        ), False

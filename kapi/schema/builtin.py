@@ -22,7 +22,11 @@ __all__ = ["builtin_definitions", "definition_name", "schema_for"]
 KUBERNETES_SCHEMA_VERSION = "v1.34.0-local"
 
 # Groups whose definitions live under a different Go package name.
-_GROUP_PACKAGES = {"": "core", "events.k8s.io": "events", "coordination.k8s.io": "coordination"}
+_GROUP_PACKAGES = {
+    "": "core",
+    "events.k8s.io": "events",
+    "coordination.k8s.io": "coordination",
+}
 
 
 @functools.cache
@@ -65,13 +69,15 @@ def _builtin_schema(group: str, version: str, kind: str) -> TypeSchema | None:
     return TypeSchema(defs[name], defs)
 
 
-def schema_for(rt: "ResourceType") -> TypeSchema | None:
+def schema_for(rt: ResourceType) -> TypeSchema | None:
     """The schema of a resource type's objects, or ``None`` if it has none."""
     custom = rt.extra.get("openapi_schema")
     if custom is not None:
         cached = rt.extra.get("_type_schema")
         if cached is None:
-            cached = TypeSchema(custom, custom.get("$defs") or custom.get("definitions"))
+            cached = TypeSchema(
+                custom, custom.get("$defs") or custom.get("definitions")
+            )
             rt.extra["_type_schema"] = cached
         return cached
     if rt.extra.get("custom"):

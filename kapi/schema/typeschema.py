@@ -118,7 +118,9 @@ class TypeSchema:
         return {s for s in raw.split(",") if s}
 
     # -- validation --------------------------------------------------------------
-    def unknown_fields(self, obj: Any, prefix: str = "", prune: bool = False) -> list[str]:
+    def unknown_fields(
+        self, obj: Any, prefix: str = "", prune: bool = False
+    ) -> list[str]:
         """Dotted paths of fields in ``obj`` the schema does not declare
         (kube's ``unknown field "spec.foo"``); list items appear as ``[i]``.
         With ``prune`` they are also removed from ``obj`` (which is mutated)."""
@@ -144,7 +146,9 @@ class TypeSchema:
                 child = self.field("")
                 if child is not None:
                     for key, value in obj.items():
-                        child._unknown(value, f"{prefix}.{key}" if prefix else key, out, prune)
+                        child._unknown(
+                            value, f"{prefix}.{key}" if prefix else key, out, prune
+                        )
         elif isinstance(obj, list):
             child = self.items()
             if child is not None:

@@ -16,8 +16,14 @@ from kapi.schema import TypeSchema, schema_for
 
 def _custom(**extra) -> ResourceType:
     return ResourceType(
-        group="example.com", version="v1", kind="Widget", plural="widgets", singular="widget",
-        namespaced=True, strategy=Strategy(), extra={"custom": True, **extra},
+        group="example.com",
+        version="v1",
+        kind="Widget",
+        plural="widgets",
+        singular="widget",
+        namespaced=True,
+        strategy=Strategy(),
+        extra={"custom": True, **extra},
     )
 
 
@@ -32,7 +38,12 @@ def test_strategic_merge_is_415_without_schema():
 
 
 def test_custom_schema_comes_from_extra():
-    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": {"a": {"type": "string"}}}
+        },
+    }
     rt = _custom(openapi_schema=schema)
     found = schema_for(rt)
     assert isinstance(found, TypeSchema)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.apply.conftest import configmap
@@ -14,7 +12,10 @@ STRATEGIC = "application/strategic-merge-patch+json"
 
 
 def _entries(obj):
-    return {(e["manager"], e["operation"]): e for e in obj["metadata"].get("managedFields", [])}
+    return {
+        (e["manager"], e["operation"]): e
+        for e in obj["metadata"].get("managedFields", [])
+    }
 
 
 # -- patch types -------------------------------------------------------------------
@@ -22,26 +23,42 @@ def test_unknown_content_type_is_415(api, name):
     api.create_cm(name)
     r = api.request("PATCH", api.cm_path(name), {"data": {}}, content_type="text/plain")
     assert r.status_code == 415 and r.json()["reason"] == "UnsupportedMediaType"
-    r = api.request("PATCH", api.cm_path(name), {"data": {}}, content_type="application/json")
+    r = api.request(
+        "PATCH", api.cm_path(name), {"data": {}}, content_type="application/json"
+    )
     assert r.status_code == 415
     assert "application/merge-patch+json" in r.json()["message"]
 
 
 def test_json_patch_applies_and_failed_test_writes_nothing(api, name):
     created = api.create_cm(name, {"a": "1"})
-    ops = [{"op": "add", "path": "/data/b", "value": "2"}, {"op": "test", "path": "/data/a", "value": "1"}]
+    ops = [
+        {"op": "add", "path": "/data/b", "value": "2"},
+        {"op": "test", "path": "/data/a", "value": "1"},
+    ]
     r = api.request("PATCH", api.cm_path(name), ops, content_type=JSON_PATCH)
     assert r.status_code == 200, r.text
     assert r.json()["data"] == {"a": "1", "b": "2"}
     rv = r.json()["metadata"]["resourceVersion"]
     assert rv != created["metadata"]["resourceVersion"]
-    bad = [{"op": "add", "path": "/data/c", "value": "3"}, {"op": "test", "path": "/data/a", "value": "x"}]
+    bad = [
+        {"op": "add", "path": "/data/c", "value": "3"},
+        {"op": "test", "path": "/data/a", "value": "x"},
+    ]
     r = api.request("PATCH", api.cm_path(name), bad, content_type=JSON_PATCH)
     assert r.status_code == 422 and r.json()["reason"] == "Invalid"
-    r = api.request("PATCH", api.cm_path(name), [{"op": "remove", "path": "/data/zz"}], content_type=JSON_PATCH)
+    r = api.request(
+        "PATCH",
+        api.cm_path(name),
+        [{"op": "remove", "path": "/data/zz"}],
+        content_type=JSON_PATCH,
+    )
     assert r.status_code == 422
     live = api.request("GET", api.cm_path(name)).json()
-    assert live["data"] == {"a": "1", "b": "2"} and live["metadata"]["resourceVersion"] == rv
+    assert (
+        live["data"] == {"a": "1", "b": "2"}
+        and live["metadata"]["resourceVersion"] == rv
+    )
 
 
 def test_malformed_patches_are_400(api, name):
@@ -54,13 +71,18 @@ def test_malformed_patches_are_400(api, name):
 
 def test_merge_patch_null_deletes(api, name):
     api.create_cm(name, {"a": "1", "b": "2"})
-    r = api.request("PATCH", api.cm_path(name), {"data": {"a": None, "c": "3"}}, content_type=MERGE)
+    r = api.request(
+        "PATCH", api.cm_path(name), {"data": {"a": None, "c": "3"}}, content_type=MERGE
+    )
     assert r.status_code == 200 and r.json()["data"] == {"b": "2", "c": "3"}
 
 
 def test_strategic_merge_patch_directives(api, name):
     api.create_cm(name, {"a": "1", "b": "2"})
-    body = {"metadata": {"finalizers": ["example.com/x"]}, "data": {"$retainKeys": ["a"], "a": "9"}}
+    body = {
+        "metadata": {"finalizers": ["example.com/x"]},
+        "data": {"$retainKeys": ["a"], "a": "9"},
+    }
     r = api.request("PATCH", api.cm_path(name), body, content_type=STRATEGIC)
     assert r.status_code == 200, r.text
     assert r.json()["data"] == {"a": "9"}
@@ -76,15 +98,25 @@ def test_patch_missing_object_is_404(api, name):
 
 def test_patch_with_stale_resource_version_conflicts(api, name):
     api.create_cm(name)
-    r = api.request("PATCH", api.cm_path(name), {"metadata": {"resourceVersion": "1"}}, content_type=MERGE)
+    r = api.request(
+        "PATCH",
+        api.cm_path(name),
+        {"metadata": {"resourceVersion": "1"}},
+        content_type=MERGE,
+    )
     assert r.status_code == 409
 
 
 def test_force_only_for_apply(api, name):
     api.create_cm(name)
-    r = api.request("PATCH", api.cm_path(name), {}, content_type=MERGE, params={"force": "true"})
+    r = api.request(
+        "PATCH", api.cm_path(name), {}, content_type=MERGE, params={"force": "true"}
+    )
     assert r.status_code == 422
-    assert r.json()["message"] == 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch'
+    assert (
+        r.json()["message"]
+        == 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch'
+    )
 
 
 # -- server-side apply -----------------------------------------------------------------
@@ -99,7 +131,9 @@ def test_apply_creates_then_unchanged_apply_does_not_write(api, name):
 
 
 def test_apply_accepts_yaml(api, name):
-    body = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: v\n"
+    body = (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: v\n"
+    )
     r = api.apply(name, body)
     assert r.status_code == 201 and r.json()["data"] == {"k": "v"}
 
@@ -122,8 +156,16 @@ def test_apply_conflict_status(api, name):
         'Apply failed with 2 conflicts: conflicts with "one":\n- .data.a\n- .data.b'
     )
     assert status["details"]["causes"] == [
-        {"reason": "FieldManagerConflict", "message": 'conflict with "one"', "field": ".data.a"},
-        {"reason": "FieldManagerConflict", "message": 'conflict with "one"', "field": ".data.b"},
+        {
+            "reason": "FieldManagerConflict",
+            "message": 'conflict with "one"',
+            "field": ".data.a",
+        },
+        {
+            "reason": "FieldManagerConflict",
+            "message": 'conflict with "one"',
+            "field": ".data.b",
+        },
     ]
 
 
@@ -131,7 +173,10 @@ def test_apply_conflict_with_updater_names_api_version(api, name):
     api.create_cm(name, {"a": "1"}, fieldManager="editor")
     r = api.apply(name, configmap(name, {"a": "2"}), manager="applier")
     assert r.status_code == 409
-    assert r.json()["message"] == 'Apply failed with 1 conflict: conflict with "editor" using v1: .data.a'
+    assert (
+        r.json()["message"]
+        == 'Apply failed with 1 conflict: conflict with "editor" using v1: .data.a'
+    )
 
 
 def test_force_takes_ownership_and_dropped_fields_are_removed(api, name):
@@ -139,7 +184,11 @@ def test_force_takes_ownership_and_dropped_fields_are_removed(api, name):
     r = api.apply(name, configmap(name, {"a": "2"}), manager="two", force="true")
     assert r.status_code == 200 and r.json()["data"] == {"a": "2", "b": "1"}
     # "one" drops b (it owns it alone) and a (now owned by "two").
-    r = api.apply(name, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}, manager="one")
+    r = api.apply(
+        name,
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}},
+        manager="one",
+    )
     assert r.json()["data"] == {"a": "2"}
     assert set(_entries(r.json())) == {("two", "Apply")}
 
@@ -149,9 +198,15 @@ def test_shared_ownership_on_equal_values(api, name):
     r = api.apply(name, configmap(name, {"a": "1"}), manager="two")
     assert r.status_code == 200
     entries = _entries(r.json())
-    assert entries[("one", "Apply")]["fieldsV1"] == entries[("two", "Apply")]["fieldsV1"]
+    assert (
+        entries[("one", "Apply")]["fieldsV1"] == entries[("two", "Apply")]["fieldsV1"]
+    )
     # "one" leaves: the value stays, "two" still owns it.
-    r = api.apply(name, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}, manager="one")
+    r = api.apply(
+        name,
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}},
+        manager="one",
+    )
     assert r.json()["data"] == {"a": "1"}
 
 
@@ -161,20 +216,29 @@ def test_apply_name_mismatch_is_400(api, name):
 
 
 def test_apply_with_managed_fields_is_400(api, name):
-    body = configmap(name, {"a": "1"}, managedFields=[{"manager": "x", "operation": "Apply"}])
+    body = configmap(
+        name, {"a": "1"}, managedFields=[{"manager": "x", "operation": "Apply"}]
+    )
     assert api.apply(name, body).status_code == 400
 
 
 # -- managedFields on every write ----------------------------------------------------
 def test_manager_from_user_agent(api, name):
     r = api.request(
-        "POST", api.cm_path(), configmap(name, {"a": "1"}), headers={"User-Agent": "mytool/1.2 (linux)"}
+        "POST",
+        api.cm_path(),
+        configmap(name, {"a": "1"}),
+        headers={"User-Agent": "mytool/1.2 (linux)"},
     )
     assert r.status_code == 201
     entry = r.json()["metadata"]["managedFields"][0]
     assert entry["manager"] == "mytool" and entry["operation"] == "Update"
     assert entry["fieldsV1"] == {"f:data": {".": {}, "f:a": {}}}
-    assert entry["apiVersion"] == "v1" and entry["fieldsType"] == "FieldsV1" and entry["time"]
+    assert (
+        entry["apiVersion"] == "v1"
+        and entry["fieldsType"] == "FieldsV1"
+        and entry["time"]
+    )
 
 
 def test_put_records_update_and_keeps_entries(api, name):
@@ -184,26 +248,45 @@ def test_put_records_update_and_keeps_entries(api, name):
     r = api.request("PUT", api.cm_path(name), body, params={"fieldManager": "putter"})
     assert r.status_code == 200
     entries = _entries(r.json())
-    assert entries[("creator", "Update")]["fieldsV1"] == {"f:data": {".": {}, "f:a": {}}}
+    assert entries[("creator", "Update")]["fieldsV1"] == {
+        "f:data": {".": {}, "f:a": {}}
+    }
     assert entries[("putter", "Update")]["fieldsV1"] == {"f:data": {"f:b": {}}}
 
 
 def test_managed_fields_reset_with_empty_entry_not_with_empty_list(api, name):
     api.create_cm(name, {"a": "1"}, fieldManager="creator")
-    r = api.request("PATCH", api.cm_path(name), {"metadata": {"managedFields": []}}, content_type=MERGE)
+    r = api.request(
+        "PATCH",
+        api.cm_path(name),
+        {"metadata": {"managedFields": []}},
+        content_type=MERGE,
+    )
     assert r.json()["metadata"]["managedFields"]
-    r = api.request("PATCH", api.cm_path(name), {"metadata": {"managedFields": [{}]}}, content_type=MERGE)
+    r = api.request(
+        "PATCH",
+        api.cm_path(name),
+        {"metadata": {"managedFields": [{}]}},
+        content_type=MERGE,
+    )
     assert r.status_code == 200
     assert "managedFields" not in r.json()["metadata"]
 
 
 def test_status_subresource_entries(api, name):
-    r = api.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}}, params={"fieldManager": "c"})
+    r = api.request(
+        "POST",
+        "/api/v1/namespaces",
+        {"metadata": {"name": name}},
+        params={"fieldManager": "c"},
+    )
     assert r.status_code == 201, r.text
     r = api.request(
-        "PATCH", f"/api/v1/namespaces/{name}/status",
+        "PATCH",
+        f"/api/v1/namespaces/{name}/status",
         {"status": {"conditions": [{"type": "X", "status": "True"}]}},
-        content_type=MERGE, params={"fieldManager": "s"},
+        content_type=MERGE,
+        params={"fieldManager": "s"},
     )
     assert r.status_code == 200, r.text
     entries = {e["manager"]: e for e in r.json()["metadata"]["managedFields"]}
@@ -216,13 +299,18 @@ def test_status_subresource_entries(api, name):
 # -- dry run -----------------------------------------------------------------------
 @pytest.mark.parametrize("value", ["", "None", "all"])
 def test_bad_dry_run_values_are_422(api, name, value):
-    r = api.request("POST", api.cm_path() + f"?dryRun={value}" if value else api.cm_path() + "?dryRun",
-                    configmap(name, {"a": "1"}))
+    r = api.request(
+        "POST",
+        api.cm_path() + f"?dryRun={value}" if value else api.cm_path() + "?dryRun",
+        configmap(name, {"a": "1"}),
+    )
     assert r.status_code == 422 and r.json()["reason"] == "Invalid"
 
 
 def test_dry_run_every_verb(api, name):
-    r = api.request("POST", api.cm_path(), configmap(name, {"a": "1"}), params={"dryRun": "All"})
+    r = api.request(
+        "POST", api.cm_path(), configmap(name, {"a": "1"}), params={"dryRun": "All"}
+    )
     assert r.status_code == 201 and r.json()["data"] == {"a": "1"}
     assert api.request("GET", api.cm_path(name)).status_code == 404
     r = api.apply(name, configmap(name, {"a": "1"}), dryRun="All")
@@ -234,15 +322,28 @@ def test_dry_run_every_verb(api, name):
     body = {**created, "data": {"a": "put"}}
     r = api.request("PUT", api.cm_path(name), body, params={"dryRun": "All"})
     assert r.status_code == 200 and r.json()["data"] == {"a": "put"}
-    for content_type, patch in ((MERGE, {"data": {"a": "m"}}), (STRATEGIC, {"data": {"a": "s"}}),
-                                (JSON_PATCH, [{"op": "replace", "path": "/data/a", "value": "j"}])):
-        r = api.request("PATCH", api.cm_path(name), patch, content_type=content_type, params={"dryRun": "All"})
+    for content_type, patch in (
+        (MERGE, {"data": {"a": "m"}}),
+        (STRATEGIC, {"data": {"a": "s"}}),
+        (JSON_PATCH, [{"op": "replace", "path": "/data/a", "value": "j"}]),
+    ):
+        r = api.request(
+            "PATCH",
+            api.cm_path(name),
+            patch,
+            content_type=content_type,
+            params={"dryRun": "All"},
+        )
         assert r.status_code == 200, r.text
     r = api.apply(name, configmap(name, {"a": "applied"}), force="true", dryRun="All")
     assert r.status_code == 200 and r.json()["data"] == {"a": "applied"}
     r = api.request("DELETE", api.cm_path(name), params={"dryRun": "All"})
     assert r.status_code == 200
-    r = api.request("DELETE", api.cm_path(), params={"dryRun": "All", "fieldSelector": f"metadata.name={name}"})
+    r = api.request(
+        "DELETE",
+        api.cm_path(),
+        params={"dryRun": "All", "fieldSelector": f"metadata.name={name}"},
+    )
     assert r.status_code == 200 and len(r.json()["items"]) == 1
     live = api.request("GET", api.cm_path(name)).json()
     assert live["data"] == {"a": "1"} and live["metadata"]["resourceVersion"] == rv
@@ -264,23 +365,34 @@ def _with_unknown(name):
 
 def _warnings(response):
     header = response.headers.get("Warning", "")
-    return [part.split(" - ", 1)[1] for part in header.split(', 299') if part] if header else []
+    return (
+        [part.split(" - ", 1)[1] for part in header.split(", 299") if part]
+        if header
+        else []
+    )
 
 
 def test_field_validation_warn_is_default(api, name):
     r = api.request("POST", api.cm_path(), _with_unknown(name))
     assert r.status_code == 201
-    assert r.headers["Warning"] == '299 - "unknown field \\"metadata.foo\\"", 299 - "unknown field \\"spec\\""'
+    assert (
+        r.headers["Warning"]
+        == '299 - "unknown field \\"metadata.foo\\"", 299 - "unknown field \\"spec\\""'
+    )
     assert "spec" not in r.json() and "foo" not in r.json()["metadata"]
 
 
 def test_field_validation_ignore(api, name):
-    r = api.request("POST", api.cm_path(), _with_unknown(name), params={"fieldValidation": "Ignore"})
+    r = api.request(
+        "POST", api.cm_path(), _with_unknown(name), params={"fieldValidation": "Ignore"}
+    )
     assert r.status_code == 201 and "Warning" not in r.headers
 
 
 def test_field_validation_strict_create_and_put_400(api, name):
-    r = api.request("POST", api.cm_path(), _with_unknown(name), params={"fieldValidation": "Strict"})
+    r = api.request(
+        "POST", api.cm_path(), _with_unknown(name), params={"fieldValidation": "Strict"}
+    )
     assert r.status_code == 400
     assert r.json()["message"] == (
         'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: '
@@ -288,28 +400,50 @@ def test_field_validation_strict_create_and_put_400(api, name):
     )
     created = api.create_cm(name)
     body = {**created, "spec": 1}
-    r = api.request("PUT", api.cm_path(name), body, params={"fieldValidation": "Strict"})
+    r = api.request(
+        "PUT", api.cm_path(name), body, params={"fieldValidation": "Strict"}
+    )
     assert r.status_code == 400
 
 
 def test_field_validation_strict_patch_422(api, name):
     api.create_cm(name)
-    r = api.request("PATCH", api.cm_path(name), {"spec": 1}, content_type=MERGE, params={"fieldValidation": "Strict"})
+    r = api.request(
+        "PATCH",
+        api.cm_path(name),
+        {"spec": 1},
+        content_type=MERGE,
+        params={"fieldValidation": "Strict"},
+    )
     assert r.status_code == 422
     assert 'unknown field "spec"' in r.json()["message"]
-    r = api.apply(name, {**configmap(name, {"a": "1"}), "spec": 1}, fieldValidation="Strict", force="true")
+    r = api.apply(
+        name,
+        {**configmap(name, {"a": "1"}), "spec": 1},
+        fieldValidation="Strict",
+        force="true",
+    )
     assert r.status_code == 422
 
 
 def test_duplicate_json_keys(api, name):
-    raw = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s"},"data":{"a":"1","a":"2"}}' % name
+    raw = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"NAME"},"data":{"a":"1","a":"2"}}'
+    raw = raw.replace("NAME", name)
     r = api.request("POST", api.cm_path(), raw, params={"fieldValidation": "Strict"})
     assert r.status_code == 400 and 'duplicate field "data.a"' in r.json()["message"]
     r = api.request("POST", api.cm_path(), raw)
-    assert r.status_code == 201 and r.headers["Warning"] == '299 - "duplicate field \\"data.a\\""'
+    assert (
+        r.status_code == 201
+        and r.headers["Warning"] == '299 - "duplicate field \\"data.a\\""'
+    )
     assert r.json()["data"] == {"a": "2"}
-    r = api.request("PATCH", api.cm_path(name), '{"data":{"b":"1","b":"2"}}', content_type=MERGE,
-                    params={"fieldValidation": "Strict"})
+    r = api.request(
+        "PATCH",
+        api.cm_path(name),
+        '{"data":{"b":"1","b":"2"}}',
+        content_type=MERGE,
+        params={"fieldValidation": "Strict"},
+    )
     assert r.status_code == 422
 
 
@@ -317,4 +451,7 @@ def test_invalid_request_reports_its_own_error_first(api, name):
     body = _with_unknown(name)
     body["kind"] = "Secret"
     r = api.request("POST", api.cm_path(), body, params={"fieldValidation": "Strict"})
-    assert r.status_code == 400 and "does not match the expected kind" in r.json()["message"]
+    assert (
+        r.status_code == 400
+        and "does not match the expected kind" in r.json()["message"]
+    )

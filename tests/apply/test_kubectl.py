@@ -19,12 +19,16 @@ def _apply_file(kapi_server, tmp_path, obj, *args, check=True):
 
 
 def _get(kapi_server, name):
-    out = kapi_server.kubectl("get", "configmap", name, "-o", "json", "--show-managed-fields")
+    out = kapi_server.kubectl(
+        "get", "configmap", name, "-o", "json", "--show-managed-fields"
+    )
     return json.loads(out.stdout)
 
 
 def _managers(obj):
-    return {(e["manager"], e["operation"]) for e in obj["metadata"].get("managedFields", [])}
+    return {
+        (e["manager"], e["operation"]) for e in obj["metadata"].get("managedFields", [])
+    }
 
 
 def test_server_side_apply_conflict_and_force(kapi_server, tmp_path, name):
@@ -36,13 +40,30 @@ def test_server_side_apply_conflict_and_force(kapi_server, tmp_path, name):
     first = _get(kapi_server, name)
     assert _managers(first) == {("kubectl", "Apply")}
     _apply_file(kapi_server, tmp_path, obj, "--server-side")
-    assert _get(kapi_server, name)["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    assert (
+        _get(kapi_server, name)["metadata"]["resourceVersion"]
+        == first["metadata"]["resourceVersion"]
+    )
 
     other = configmap(name, {"a": "changed"})
-    failed = _apply_file(kapi_server, tmp_path, other, "--server-side", "--field-manager=other", check=False)
+    failed = _apply_file(
+        kapi_server,
+        tmp_path,
+        other,
+        "--server-side",
+        "--field-manager=other",
+        check=False,
+    )
     assert failed.returncode != 0
     assert 'conflict with "kubectl": .data.a' in failed.stderr
-    _apply_file(kapi_server, tmp_path, other, "--server-side", "--field-manager=other", "--force-conflicts")
+    _apply_file(
+        kapi_server,
+        tmp_path,
+        other,
+        "--server-side",
+        "--field-manager=other",
+        "--force-conflicts",
+    )
     live = _get(kapi_server, name)
     assert live["data"] == {"a": "changed", "b": "2"}
     owners = {e["manager"]: e["fieldsV1"] for e in live["metadata"]["managedFields"]}
@@ -73,12 +94,37 @@ def test_client_side_apply_three_times_and_diff(kapi_server, tmp_path, name):
 
 def test_patch_types(kapi_server, tmp_path, name):
     _apply_file(kapi_server, tmp_path, configmap(name, {"a": "1"}))
-    kapi_server.kubectl("patch", "configmap", name, "--type", "json", "-p",
-                        '[{"op":"test","path":"/data/a","value":"1"},{"op":"add","path":"/data/j","value":"x"}]')
-    kapi_server.kubectl("patch", "configmap", name, "--type", "merge", "-p", '{"data":{"a":null,"m":"y"}}')
-    kapi_server.kubectl("patch", "configmap", name, "--type", "strategic", "-p", '{"data":{"s":"z"}}')
-    failed = kapi_server.kubectl("patch", "configmap", name, "--type", "json", "-p",
-                                 '[{"op":"test","path":"/data/j","value":"nope"}]', check=False)
+    kapi_server.kubectl(
+        "patch",
+        "configmap",
+        name,
+        "--type",
+        "json",
+        "-p",
+        '[{"op":"test","path":"/data/a","value":"1"},{"op":"add","path":"/data/j","value":"x"}]',
+    )
+    kapi_server.kubectl(
+        "patch",
+        "configmap",
+        name,
+        "--type",
+        "merge",
+        "-p",
+        '{"data":{"a":null,"m":"y"}}',
+    )
+    kapi_server.kubectl(
+        "patch", "configmap", name, "--type", "strategic", "-p", '{"data":{"s":"z"}}'
+    )
+    failed = kapi_server.kubectl(
+        "patch",
+        "configmap",
+        name,
+        "--type",
+        "json",
+        "-p",
+        '[{"op":"test","path":"/data/j","value":"nope"}]',
+        check=False,
+    )
     assert failed.returncode != 0 and "testing value /data/j failed" in failed.stderr
     live = _get(kapi_server, name)
     assert live["data"] == {"j": "x", "m": "y", "s": "z"}
@@ -96,27 +142,47 @@ def test_edit_with_editor_script(kapi_server, tmp_path, name):
     from kapi_testserver import kubectl_binary
 
     out = subprocess.run(
-        [kubectl_binary(), "--kubeconfig", str(kapi_server.kubeconfig_path), "edit", "configmap", name],
-        env=env, capture_output=True, text=True, timeout=60,
+        [
+            kubectl_binary(),
+            "--kubeconfig",
+            str(kapi_server.kubeconfig_path),
+            "edit",
+            "configmap",
+            name,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     live = _get(kapi_server, name)
     assert live["data"] == {"a": "edited"}
-    edit = [e for e in live["metadata"]["managedFields"] if e["manager"] == "kubectl-edit"]
+    edit = [
+        e for e in live["metadata"]["managedFields"] if e["manager"] == "kubectl-edit"
+    ]
     assert edit and edit[0]["fieldsV1"] == {"f:data": {"f:a": {}}}
 
 
 def test_label_and_annotate_overwrite(kapi_server, tmp_path, name):
     _apply_file(kapi_server, tmp_path, configmap(name, {"a": "1"}))
     kapi_server.kubectl("label", "configmap", name, "tier=one")
-    assert kapi_server.kubectl("label", "configmap", name, "tier=two", check=False).returncode != 0
+    assert (
+        kapi_server.kubectl(
+            "label", "configmap", name, "tier=two", check=False
+        ).returncode
+        != 0
+    )
     kapi_server.kubectl("label", "configmap", name, "tier=two", "--overwrite")
     kapi_server.kubectl("annotate", "configmap", name, "note=a")
     kapi_server.kubectl("annotate", "configmap", name, "note=b", "--overwrite")
     live = _get(kapi_server, name)
     assert live["metadata"]["labels"]["tier"] == "two"
     assert live["metadata"]["annotations"]["note"] == "b"
-    assert {("kubectl-label", "Update"), ("kubectl-annotate", "Update")} <= _managers(live)
+    assert {("kubectl-label", "Update"), ("kubectl-annotate", "Update")} <= _managers(
+        live
+    )
 
 
 def test_dry_run_server(kapi_server, tmp_path, name):
@@ -126,11 +192,16 @@ def test_dry_run_server(kapi_server, tmp_path, name):
     assert "server dry run" in out.stdout
     assert kapi_server.kubectl("get", "configmap", name, check=False).returncode != 0
     path = tmp_path / "obj.yaml"
-    assert "server dry run" in kapi_server.kubectl("create", "-f", str(path), "--dry-run=server").stdout
+    assert (
+        "server dry run"
+        in kapi_server.kubectl("create", "-f", str(path), "--dry-run=server").stdout
+    )
     assert kapi_server.kubectl("get", "configmap", name, check=False).returncode != 0
     _apply_file(kapi_server, tmp_path, obj)
     before = _get(kapi_server, name)
-    kapi_server.kubectl("patch", "configmap", name, "-p", '{"data":{"a":"2"}}', "--dry-run=server")
+    kapi_server.kubectl(
+        "patch", "configmap", name, "-p", '{"data":{"a":"2"}}', "--dry-run=server"
+    )
     kapi_server.kubectl("label", "configmap", name, "x=y", "--dry-run=server")
     kapi_server.kubectl("delete", "configmap", name, "--dry-run=server")
     after = _get(kapi_server, name)
@@ -143,9 +214,14 @@ def test_validate_strict_and_warn(kapi_server, tmp_path, name):
     obj["metadata"]["bogus"] = True
     path = tmp_path / "obj.yaml"
     path.write_text(yaml.safe_dump(obj))
-    strict = kapi_server.kubectl("create", "-f", str(path), "--validate=strict", check=False)
+    strict = kapi_server.kubectl(
+        "create", "-f", str(path), "--validate=strict", check=False
+    )
     assert strict.returncode != 0
-    assert 'strict decoding error: unknown field "metadata.bogus", unknown field "spec"' in strict.stderr
+    assert (
+        'strict decoding error: unknown field "metadata.bogus", unknown field "spec"'
+        in strict.stderr
+    )
     warn = kapi_server.kubectl("create", "-f", str(path), "--validate=warn")
     assert 'Warning: unknown field "spec"' in warn.stderr
     assert 'Warning: unknown field "metadata.bogus"' in warn.stderr
@@ -153,7 +229,9 @@ def test_validate_strict_and_warn(kapi_server, tmp_path, name):
     assert "spec" not in live and "bogus" not in live["metadata"]
 
 
-def test_server_side_apply_takes_over_from_client_side_apply(kapi_server, tmp_path, name):
+def test_server_side_apply_takes_over_from_client_side_apply(
+    kapi_server, tmp_path, name
+):
     """After client-side applies, kubectl's server-side apply may change the fields
     recorded in last-applied-configuration without a conflict, and keeps the
     annotation in step."""
@@ -163,9 +241,20 @@ def test_server_side_apply_takes_over_from_client_side_apply(kapi_server, tmp_pa
     _apply_file(kapi_server, tmp_path, obj, "--server-side")
     live = _get(kapi_server, name)
     assert live["data"] == {"a": "2"}
-    last = json.loads(live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"])
+    last = json.loads(
+        live["metadata"]["annotations"][
+            "kubectl.kubernetes.io/last-applied-configuration"
+        ]
+    )
     assert last["data"] == {"a": "2"}
     # Another manager still conflicts.
     obj["data"]["a"] = "3"
-    failed = _apply_file(kapi_server, tmp_path, obj, "--server-side", "--field-manager=someone", check=False)
+    failed = _apply_file(
+        kapi_server,
+        tmp_path,
+        obj,
+        "--server-side",
+        "--field-manager=someone",
+        check=False,
+    )
     assert failed.returncode != 0 and "conflict" in failed.stderr

@@ -53,8 +53,14 @@ def serviceaccounts(draw):
 
 def _user_fields(obj: dict, schema: TypeSchema) -> set:
     """What an object sets, minus what nobody owns (system fields)."""
-    fields = field_set({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}, schema)
-    return {p for p in fields if p[:1] != ("f:metadata",) or p[1:2] not in (("f:name",), ("f:managedFields",))}
+    fields = field_set(
+        {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}, schema
+    )
+    return {
+        p
+        for p in fields
+        if p[:1] != ("f:metadata",) or p[1:2] not in (("f:name",), ("f:managedFields",))
+    }
 
 
 def _covered(obj: dict, schema: TypeSchema) -> set:
@@ -75,7 +81,9 @@ def test_same_apply_twice_is_a_noop(first, second):
 
 
 @settings(max_examples=60, deadline=None)
-@given(configmaps(key_prefix="a"), configmaps(key_prefix="b"), configmaps(key_prefix="a"))
+@given(
+    configmaps(key_prefix="a"), configmaps(key_prefix="b"), configmaps(key_prefix="a")
+)
 def test_disjoint_appliers_never_conflict(a1, b1, a2):
     manager = FieldManager(CONFIGMAP, "v1")
     live = manager.apply(None, a1, "alice", False)
@@ -87,7 +95,13 @@ def test_disjoint_appliers_never_conflict(a1, b1, a2):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a", "b", "u"]), configmaps()), min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "u"]), configmaps()),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_managed_fields_cover_exactly_the_set_fields(steps):
     manager = FieldManager(CONFIGMAP, "v1")
     live = None
@@ -100,7 +114,9 @@ def test_managed_fields_cover_exactly_the_set_fields(steps):
     owned = _covered(live, CONFIGMAP)
     # Every set leaf is owned, and everything owned is set (maps count as set
     # when any of their fields is).
-    assert {p for p in set_fields if p} <= named_fields_as_members(owned, CONFIGMAP) | owned
+    assert {p for p in set_fields if p} <= named_fields_as_members(
+        owned, CONFIGMAP
+    ) | owned
     parents = {p[:i] for p in set_fields for i in range(1, len(p) + 1)}
     assert owned <= parents
 

@@ -50,25 +50,40 @@ def test_scenario(case):
             continue
         if step.get("conflicts"):
             with pytest.raises(errors.StatusError) as raised:
-                manager.apply(live, _full(step["object"]), step["manager"], step.get("force", False))
+                manager.apply(
+                    live,
+                    _full(step["object"]),
+                    step["manager"],
+                    step.get("force", False),
+                )
             status = raised.value.status
             assert status["code"] == 409 and status["reason"] == "Conflict"
             causes = status["details"]["causes"]
-            assert [c["field"] for c in causes] == [c["field"] for c in step["conflicts"]]
+            assert [c["field"] for c in causes] == [
+                c["field"] for c in step["conflicts"]
+            ]
             for cause, want in zip(causes, step["conflicts"]):
                 assert cause["reason"] == "FieldManagerConflict"
                 assert cause["message"].startswith(f'conflict with "{want["manager"]}"')
-            assert status["message"].startswith(f"Apply failed with {len(causes)} conflict")
+            assert status["message"].startswith(
+                f"Apply failed with {len(causes)} conflict"
+            )
             continue
         before = copy.deepcopy(live)
-        live = manager.apply(live, _full(step["object"]), step["manager"], step.get("force", False))
+        live = manager.apply(
+            live, _full(step["object"]), step["manager"], step.get("force", False)
+        )
         if step.get("unchanged"):
             assert live == before
     assert _strip(live) == case["object"]
     got = {
-        f'{e["manager"]}/{e["operation"]}': e["fieldsV1"]
+        f"{e['manager']}/{e['operation']}": e["fieldsV1"]
         for e in live.get("metadata", {}).get("managedFields", [])
     }
     assert got == case["managed"]
     for entry in live.get("metadata", {}).get("managedFields", []):
-        assert entry["fieldsType"] == "FieldsV1" and entry["apiVersion"] == "v1" and entry["time"]
+        assert (
+            entry["fieldsType"] == "FieldsV1"
+            and entry["apiVersion"] == "v1"
+            and entry["time"]
+        )

@@ -8,7 +8,9 @@ from kapi.patch import BadPatch, decode_json, decode_yaml
 
 
 def test_json_duplicates_have_paths():
-    doc, dups = decode_json(b'{"metadata":{"name":"a","name":"b"},"data":{"x":"1"},"data":{"y":"2"}}')
+    doc, dups = decode_json(
+        b'{"metadata":{"name":"a","name":"b"},"data":{"x":"1"},"data":{"y":"2"}}'
+    )
     assert doc == {"metadata": {"name": "b"}, "data": {"y": "2"}}
     assert dups == ["metadata.name", "data"]
 

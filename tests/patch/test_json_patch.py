@@ -41,7 +41,13 @@ def test_original_is_not_mutated_on_failure():
     """A patch whose later op fails leaves the original untouched."""
     doc = {"a": 1}
     with pytest.raises(PatchError):
-        apply_json_patch(doc, [{"op": "add", "path": "/b", "value": 2}, {"op": "test", "path": "/a", "value": 9}])
+        apply_json_patch(
+            doc,
+            [
+                {"op": "add", "path": "/b", "value": 2},
+                {"op": "test", "path": "/a", "value": 9},
+            ],
+        )
     assert doc == {"a": 1}
 
 
