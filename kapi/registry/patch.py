@@ -159,7 +159,14 @@ class PatchMixin:
             )
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)
+            managed = new["metadata"].get("managedFields")
             self._prepare_update(rt, new, current, options.subresource)
+            # A /status write takes metadata from the live object; keep the
+            # ownership the apply just computed.
+            if managed is None:
+                new["metadata"].pop("managedFields", None)
+            else:
+                new["metadata"]["managedFields"] = managed
             return new
 
         return self._guaranteed_update(

@@ -455,3 +455,44 @@ def test_invalid_request_reports_its_own_error_first(api, name):
         r.status_code == 400
         and "does not match the expected kind" in r.json()["message"]
     )
+
+
+def test_apply_to_status_subresource(api, name):
+    """Apply to /status owns status only, as a separate entry with subresource."""
+    r = api.request("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    assert r.status_code == 201, r.text
+    body = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name},
+        "status": {"conditions": [{"type": "Y", "status": "True"}]},
+    }
+    r = api.request(
+        "PATCH",
+        f"/api/v1/namespaces/{name}/status",
+        body,
+        content_type="application/apply-patch+yaml",
+        params={"fieldManager": "status-applier"},
+    )
+    assert r.status_code == 200, r.text
+    entry = next(
+        e
+        for e in r.json()["metadata"]["managedFields"]
+        if e["manager"] == "status-applier"
+    )
+    assert entry["operation"] == "Apply" and entry["subresource"] == "status"
+    assert list(entry["fieldsV1"]) == ["f:status"]
+    assert r.json()["status"]["conditions"] == [{"type": "Y", "status": "True"}]
+    api.request("DELETE", f"/api/v1/namespaces/{name}")
+
+
+def test_apply_to_missing_object_status_is_404(api, name):
+    body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    r = api.request(
+        "PATCH",
+        f"/api/v1/namespaces/{name}/status",
+        body,
+        content_type="application/apply-patch+yaml",
+        params={"fieldManager": "x"},
+    )
+    assert r.status_code == 404

@@ -258,3 +258,15 @@ def test_server_side_apply_takes_over_from_client_side_apply(
         check=False,
     )
     assert failed.returncode != 0 and "conflict" in failed.stderr
+
+
+def test_kubectl_create_records_its_manager(kapi_server, name):
+    """kubectl create (a protobuf body) is recorded as kubectl-create, Update."""
+    kapi_server.kubectl("create", "configmap", name, "--from-literal=a=1")
+    live = _get(kapi_server, name)
+    entries = {
+        (e["manager"], e["operation"]): e for e in live["metadata"]["managedFields"]
+    }
+    assert entries[("kubectl-create", "Update")]["fieldsV1"] == {
+        "f:data": {".": {}, "f:a": {}}
+    }
