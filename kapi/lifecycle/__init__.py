@@ -20,4 +20,11 @@ workers up):
 4. Beat runs ``kapi.lifecycle.sweep`` (feed catch-up, wake workers for due items)
    every 2 s and ``kapi.lifecycle.resync`` (re-ask for what deleting objects and
    namespaces say is unfinished) every 15 s: the safety net, not the driver.
+
+The workers write as field manager ``kube-controller-manager``, the name kube's
+garbage collector, namespace controller and ServiceAccount controller write under.
 """
+
+__all__ = ["FIELD_MANAGER"]
+
+FIELD_MANAGER = "kube-controller-manager"

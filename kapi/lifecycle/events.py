@@ -15,6 +15,8 @@ import logging
 import socket
 
 from kapi.errors import StatusError
+from kapi.lifecycle import FIELD_MANAGER
+from kapi.registry.options import CreateOptions, UpdateOptions
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry, now_rfc3339
 
@@ -69,7 +71,7 @@ def record(
     }
     rt = catalog().lookup("", "v1", "events")
     try:
-        registry.create(rt, namespace, event)
+        registry.create(rt, namespace, event, CreateOptions(field_manager=FIELD_MANAGER))
         return
     except StatusError as exc:
         if exc.code != 409:
@@ -82,6 +84,6 @@ def record(
         return current
 
     try:
-        registry.update_with(rt, namespace, name, again)
+        registry.update_with(rt, namespace, name, again, UpdateOptions(field_manager=FIELD_MANAGER))
     except StatusError as exc:
         log.info("could not update event %s/%s: %s", namespace, name, exc)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import logging
 
 from kapi.errors import StatusError
-from kapi.lifecycle import events, objects, wakeup, work
-from kapi.registry.options import DeleteOptions
+from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup, work
+from kapi.registry.options import DeleteOptions, UpdateOptions
 from kapi.registry.store import FOREGROUND, ORPHAN, Registry
 from kapi.storage import Key, KeyNotFound, Preconditions, default_storage
 
@@ -229,7 +229,10 @@ def _remove_refs_by_key(registry: Registry, rt, namespace: str, name: str, uid: 
         return current
 
     try:
-        registry.update_with(rt, namespace, name, strip, preconditions=Preconditions(uid=uid))
+        registry.update_with(
+            rt, namespace, name, strip, UpdateOptions(field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=uid),
+        )
     except StatusError as exc:
         if not _gone(exc):
             raise
@@ -249,7 +252,7 @@ def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None
     try:
         registry.update_with(
             rt, meta.get("namespace", ""), meta["name"], strip,
-            preconditions=Preconditions(uid=meta["uid"]),
+            UpdateOptions(field_manager=FIELD_MANAGER), preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:
         if not _gone(exc):

@@ -18,9 +18,9 @@ from collections import Counter
 from django.db import connection
 
 from kapi.errors import StatusError
-from kapi.lifecycle import events, objects, wakeup
+from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup
 from kapi.registry.catalog import catalog
-from kapi.registry.options import DeleteOptions, UpdateOptions
+from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
 from kapi.registry.store import Registry, now_rfc3339
 from kapi.storage import Preconditions
 
@@ -74,7 +74,9 @@ def ensure_default_service_account(namespace: str, registry: Registry | None = N
         pass
     try:
         registry.create(
-            rt, namespace, {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}
+            rt, namespace,
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}},
+            CreateOptions(field_manager=FIELD_MANAGER),
         )
     except StatusError as exc:
         if exc.code not in (403, 404, 409):  # terminating, gone, already there
@@ -224,7 +226,7 @@ def _set_conditions(registry, rt, ns, remaining, finalizers, failing) -> None:
     meta = ns["metadata"]
     try:
         registry.update_with(
-            rt, "", meta["name"], apply, UpdateOptions(subresource="status"),
+            rt, "", meta["name"], apply, UpdateOptions(subresource="status", field_manager=FIELD_MANAGER),
             preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:
@@ -242,7 +244,7 @@ def _finalize(registry, rt, ns) -> None:
 
     try:
         registry.update_with(
-            rt, "", meta["name"], strip, UpdateOptions(subresource="finalize"),
+            rt, "", meta["name"], strip, UpdateOptions(subresource="finalize", field_manager=FIELD_MANAGER),
             preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:

@@ -101,6 +101,11 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     assert conds["NamespaceDeletionDiscoveryFailure"]["reason"] == "ResourcesDiscovered"
     for c in conds.values():
         assert c["lastTransitionTime"]
+    # The conditions are written as kube's controllers write them.
+    entries = api.get(f"/api/v1/namespaces/{ns}").json()["metadata"].get("managedFields", [])
+    assert {"manager": "kube-controller-manager", "subresource": "status"} in [
+        {"manager": e["manager"], "subresource": e.get("subresource")} for e in entries
+    ], entries
 
     # Another client releases the finalizers; kubectl --wait sees the namespace go.
     def release() -> None:
@@ -144,3 +149,4 @@ def test_finalize_subresource(api):
     r = api.put(f"/api/v1/namespaces/{ns}/finalize", obj)
     assert r.status_code == 200, r.text
     assert gone(api, f"/api/v1/namespaces/{ns}")
+
