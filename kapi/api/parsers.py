@@ -12,7 +12,7 @@ from rest_framework.parsers import BaseParser
 
 from kapi import errors
 
-__all__ = ["JSONParser", "MAX_BODY_BYTES", "YAMLParser", "read_body"]
+__all__ = ["MAX_BODY_BYTES", "JSONParser", "YAMLParser", "read_body"]
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 

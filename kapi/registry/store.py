@@ -11,13 +11,18 @@ from __future__ import annotations
 import copy
 import secrets
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kapi import errors
 from kapi.errors import Cause, StatusError
 from kapi.registry.catalog import catalog
-from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.options import (
+    CreateOptions,
+    DeleteOptions,
+    ListOptions,
+    UpdateOptions,
+)
 from kapi.registry.resource import ResourceType
 from kapi.storage import (
     Key,
@@ -44,7 +49,7 @@ _MODIFIED = "the object has been modified; please apply your changes to the late
 
 
 def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _random_suffix(n: int = 5) -> str:
@@ -54,6 +59,27 @@ def _random_suffix(n: int = 5) -> str:
 def _content(obj: Object) -> Object:
     """What ``generation`` tracks: everything but metadata and status."""
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def _core(rt: ResourceType) -> bool:
+    """Whether kube's core rule for unqualified finalizer names applies (not to
+    CRDs and custom resources, which apiextensions validates generically)."""
+    return rt.group != "apiextensions.k8s.io" and "crd" not in rt.extra
+
+
+def _check_unknown_fields(rt: ResourceType, obj: Object, field_validation: str) -> None:
+    """``fieldValidation=Strict`` refuses fields the schema does not know (400, as
+    kube's strict decoding does); otherwise they are pruned by the strategy."""
+    if field_validation != "Strict":
+        return
+    prune = getattr(rt.strategy, "prune", None)
+    if prune is None:
+        return
+    unknown = prune(copy.deepcopy(obj))
+    if unknown:
+        raise errors.bad_request(
+            "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
+        )
 
 
 def _without_version(obj: Object) -> Object:
@@ -132,6 +158,7 @@ class Registry:
     ) -> Object:
         options = options or CreateOptions()
         obj = self._check_type(rt, body)
+        _check_unknown_fields(rt, obj, options.field_validation)
         self._check_namespace(rt, obj, namespace)
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
@@ -149,7 +176,9 @@ class Registry:
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
             meta["name"] = meta["generateName"] + _random_suffix()
-        causes = validate_object_meta(meta, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        causes = validate_object_meta(
+            meta, namespaced=rt.namespaced, name_rule=rt.name_rule, core_finalizers=_core(rt)
+        )
         causes += rt.strategy.validate(obj)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
@@ -218,6 +247,7 @@ class Registry:
         """PUT. Returns (object, created)."""
         options = options or UpdateOptions()
         obj = self._check_type(rt, body)
+        _check_unknown_fields(rt, obj, options.field_validation)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise errors.bad_request(
@@ -289,7 +319,7 @@ class Registry:
                 meta.pop(kept, None)
         if not meta.get("resourceVersion"):
             meta["resourceVersion"] = cur_meta["resourceVersion"]
-        causes = validate_object_meta_update(meta, cur_meta)
+        causes = validate_object_meta_update(meta, cur_meta, core_finalizers=_core(rt))
         causes += rt.strategy.validate_update(new, current)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
