@@ -198,9 +198,9 @@ class ResourceView(KubernetesView):
         if info is None:
             raise _not_found()
         rt = catalog().lookup(info.group, info.version, info.resource)
-        if rt is None or ("crd" in rt.extra and request.method in ("POST", "PUT", "PATCH")):
+        if rt is None or "crd" in rt.extra:
             # Unknown here may be a CRD another process just created; a custom
-            # resource write must see the CRD's current schema.
+            # resource request must see its CRD as it is now (schema, deletion).
             rt = catalog(fresh=True).lookup(info.group, info.version, info.resource)
         if rt is None:
             raise _not_found()

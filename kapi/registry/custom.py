@@ -131,13 +131,13 @@ class CustomResourceStrategy(Strategy):
         self._shape(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
-        body = {k: v for k, v in obj.items() if k != "metadata"}
+        body = {**obj, "metadata": {}}
         causes = schema_causes(self.validator, body)
         return causes + cel_causes(body, None, self.schema)
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        body = {k: v for k, v in obj.items() if k != "metadata"}
-        old_body = {k: v for k, v in old.items() if k != "metadata"}
+        body = {**obj, "metadata": {}}
+        old_body = {**old, "metadata": {}}
         causes = schema_causes(self.validator, body)
         return causes + cel_causes(body, old_body, self.schema)
 

@@ -49,7 +49,7 @@ class SchemaStrategy(Strategy):
     def _schema(self, obj: Object) -> list[Cause]:
         if self.definition is None:
             return []
-        body = {k: v for k, v in obj.items() if k != "metadata"}
+        body = {**obj, "metadata": {}}
         return schema_causes(validator_for_definition(self.definition), body)
 
     # -- writes --------------------------------------------------------------------
