@@ -140,12 +140,28 @@ class APIResourceListView(KubernetesView):
         return Response(body)
 
 
+_OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
 class OpenAPIView(KubernetesView):
-    """/openapi/v2 and /openapi/v3[/PATH], with ETags so clients can cache."""
+    """/openapi/v2 and /openapi/v3[/PATH], with ETags so clients can cache.
+
+    kubectl asks for v2 only as protobuf (gnostic ``openapi_v2.Document``), as a
+    fallback for kinds missing from its v3 index (a CRD created earlier in the same
+    ``apply``). We answer with an empty Document (zero bytes is its valid
+    encoding): kubectl then validates such kinds on the server side."""
+
+    def initial(self, request, *args, **kwargs):
+        if kwargs.get("version") == "v2" and _OPENAPI_V2_PROTOBUF in request.META.get("HTTP_ACCEPT", ""):
+            request.kapi_output = None
+            return APIView.initial(self, request, *args, **kwargs)
+        return super().initial(request, *args, **kwargs)
 
     def get(self, request, version, path=""):
         from kapi.api import openapi
 
+        if version == "v2" and request.kapi_output is None:
+            return HttpResponse(b"", content_type="application/octet-stream")
         if version == "v2":
             body = openapi.openapi_v2(catalog(fresh=True))
         elif not path:
