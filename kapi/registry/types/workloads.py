@@ -107,6 +107,15 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
                     )
                 )
             names.add(name or "")
+            pull = c.get("imagePullPolicy")
+            if pull is not None and pull not in ("Always", "IfNotPresent", "Never"):
+                causes.append(
+                    Cause(
+                        "FieldValueNotSupported",
+                        f'Unsupported value: "{pull}": supported values: "Always", "IfNotPresent", "Never"',
+                        f"{at}.imagePullPolicy",
+                    )
+                )
             if not c.get("image"):
                 causes.append(
                     Cause("FieldValueRequired", "Required value", f"{at}.image")
