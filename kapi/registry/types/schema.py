@@ -68,13 +68,24 @@ class SchemaStrategy(Strategy):
         self.inner.prepare_for_status_update(obj, old)
 
     def validate(self, obj: Object) -> list[Cause]:
-        """Schema first; semantic rules only on a well-typed object. Does not mutate."""
-        causes = self._schema(obj)
-        return causes or self.inner.validate(obj)
+        """Schema violations plus the type's rules, as kube reports both. Does not
+        mutate. The rules may trip over a mistyped object; then the schema's
+        causes stand alone."""
+        return self._with_rules(self._schema(obj), lambda: self.inner.validate(obj))
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        causes = self._schema(obj)
-        return causes or self.inner.validate_update(obj, old)
+        return self._with_rules(self._schema(obj), lambda: self.inner.validate_update(obj, old))
+
+    @staticmethod
+    def _with_rules(causes: list[Cause], rules) -> list[Cause]:
+        try:
+            extra = rules()
+        except (AttributeError, KeyError, TypeError, ValueError):
+            if not causes:
+                raise
+            return causes
+        seen = {c.field for c in causes}
+        return causes + [c for c in extra if c.field not in seen]
 
     def warnings(self, obj: Object) -> list[str]:
         return self.inner.warnings(obj)
