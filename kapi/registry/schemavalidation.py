@@ -250,8 +250,31 @@ def _type_names(schema: dict[str, Any]) -> str:
     return "/".join(names)
 
 
+_DESCENT = ("properties", "additionalProperties", "items", "prefixItems", "patternProperties")
+
+
+def _error_path(error: ValidationError, prefix: str) -> str:
+    """Like ``field_path`` but with map keys as ``[key]`` (kube's ``field.Path.Key``),
+    told apart from properties by the schema keyword the error descended through."""
+    schema_path = list(error.absolute_schema_path)
+    out = prefix
+    j = 0
+    for part in error.absolute_path:
+        while j < len(schema_path) and schema_path[j] not in _DESCENT:
+            j += 1
+        keyword = schema_path[j] if j < len(schema_path) else "properties"
+        j += 2 if keyword in ("properties", "patternProperties", "prefixItems") else 1
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif keyword == "additionalProperties":
+            out += f"[{part}]"
+        else:
+            out = f"{out}.{part}" if out else str(part)
+    return out
+
+
 def _cause(error: ValidationError, prefix: str) -> Cause:
-    path = field_path(error.absolute_path, prefix)
+    path = _error_path(error, prefix)
     value = error.instance
     rule = error.validator
     schema = error.schema if isinstance(error.schema, dict) else {}

@@ -177,7 +177,7 @@ INVALID = {
             image: nginx
             resources: {limits: {memory: lots}}
         """,
-        "spec.containers[0].resources.limits.memory",
+        "spec.containers[0].resources.limits[memory]",
     ),
     "rolebinding-roleref": (
         """

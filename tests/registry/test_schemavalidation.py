@@ -56,7 +56,7 @@ def test_type_enum_quantity_and_int_or_string():
     container["readinessProbe"]["httpGet"]["port"] = True
     causes = _causes(obj)
     assert ("spec.replicas", "FieldValueTypeInvalid") in causes
-    assert ("spec.template.spec.containers[0].resources.limits.memory", "FieldValueInvalid") in causes
+    assert ("spec.template.spec.containers[0].resources.limits[memory]", "FieldValueInvalid") in causes
     assert ("spec.template.spec.containers[0].imagePullPolicy", "FieldValueNotSupported") in causes
     assert ("spec.template.spec.containers[0].readinessProbe.httpGet.port", "FieldValueTypeInvalid") in causes
 
