@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import warnings
 
 from kapi.runtime import config
 
@@ -37,7 +38,8 @@ DEBUG = os.environ.get("KAPI_DEBUG") == "1"
 ALLOWED_HOSTS = ["*"]
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin UI (kapi.admin): Django's admin with kapi's site and pages.
+    "kapi.admin.apps.KapiAdminSiteConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -46,12 +48,15 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "kapi.apps.KapiConfig",
+    "kapi.admin.apps.KapiAdminConfig",
     "sync.apps.SyncConfig",
 ]
 
 MIDDLEWARE = [
     "kapi.api.middleware.KubernetesAPIMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The admin's CSS and JS: uvicorn serves no static files.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -89,6 +94,9 @@ USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+# Serve straight from the apps' static folders: no collectstatic step in serve.
+WHITENOISE_USE_FINDERS = True
+warnings.filterwarnings("ignore", message="No directory at: ")
 
 # Kubernetes bodies are limited at the API layer (3 MiB, as kube-apiserver);
 # Django's own limit must not answer first with an HTML 400.

@@ -242,6 +242,12 @@ class Command(BaseCommand):
             f"kapi: get a kubeconfig with: python {manage} kubeconfig"
             f" --data-dir {data_dir} > kubeconfig"
         )
+        password = data_dir / "admin-password"
+        if password.exists():
+            self.stdout.write(
+                f"kapi: admin UI at {bind.url}/admin/ (user admin, password in {password};"
+                f" more users: python {manage} createsuperuser)"
+            )
         self.stdout.flush()
 
     def _stop_children(self, supervisor: Supervisor) -> None:

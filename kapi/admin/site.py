@@ -1,0 +1,54 @@
+"""The admin site: Django's admin plus the pages over Kubernetes objects.
+
+URLs (under ``/admin/``; the core group is spelled ``core`` and a cluster-scoped
+object's namespace ``_``)::
+
+    kapi/<group>/<version>/<plural>/                     objects of a kind
+    kapi/<group>/<version>/<plural>/create/              new object (YAML)
+    kapi/<group>/<version>/<plural>/<ns>/<name>/         object page
+    .../<ns>/<name>/history/  edit/  delete/  reveal/    its history, edits, secrets
+    .../<ns>/<name>/reconcile/  suspend/                 Sync actions
+    syncs/                                               GitRepositories and Syncs
+
+Every page needs a staff user (``admin_view``); edits also need
+``kapi_admin.edit_objects``.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import path
+
+__all__ = ["KapiAdminSite"]
+
+
+class KapiAdminSite(admin.AdminSite):
+    site_header = "kapi administration"
+    site_title = "kapi admin"
+    index_title = "Kubernetes API"
+    index_template = "kapi_admin/index.html"
+
+    def get_urls(self):
+        from kapi.admin.views import browse, detail, edit, syncs
+
+        v = self.admin_view
+        kind = "kapi/<str:group>/<str:version>/<str:plural>/"
+        obj = kind + "<str:namespace>/<str:name>/"
+        return [
+            path("syncs/", v(syncs.sync_list), name="kapi_syncs"),
+            path(kind, v(browse.kind_list), name="kapi_kind"),
+            path(kind + "create/", v(edit.create), name="kapi_create"),
+            path(obj, v(detail.object_page), name="kapi_object"),
+            path(obj + "history/", v(detail.history_page), name="kapi_history"),
+            path(obj + "edit/", v(edit.edit), name="kapi_edit"),
+            path(obj + "delete/", v(edit.delete), name="kapi_delete"),
+            path(obj + "reveal/", v(detail.reveal), name="kapi_reveal"),
+            path(obj + "reconcile/", v(syncs.reconcile), name="kapi_reconcile"),
+            path(obj + "suspend/", v(syncs.suspend), name="kapi_suspend"),
+            *super().get_urls(),
+        ]
+
+    def index(self, request, extra_context=None):
+        from kapi.admin.views.browse import groups_context
+
+        return super().index(request, {**groups_context(), **(extra_context or {})})

@@ -1,0 +1,1 @@
+"""Views of the admin UI, one module per page family."""

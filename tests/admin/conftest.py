@@ -1,0 +1,79 @@
+"""Django test client on a real PostgreSQL, for the admin UI tests.
+
+Django is set up in the test process when this package is collected, with a
+throwaway data directory; the environment is restored afterwards so that
+servers the other suites start (``kapi_server``) see none of it. The database
+is an embedded PostgreSQL (``pgserver``) started by
+``django_db_modify_db_settings``, before pytest-django creates the test
+database (never SQLite).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+_SAVED = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "KAPI_DB_POOL", "DATABASE_URL")}
+_DATA_DIR = tempfile.mkdtemp(prefix="kapi-admin-tests-")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
+os.environ.update(
+    KAPI_DATA_DIR=_DATA_DIR,
+    KAPI_DB_POOL="0",
+    DATABASE_URL="postgresql://postgres:@/postgres?host=/nonexistent",
+)
+import django  # noqa: E402
+
+django.setup()
+for _key, _value in _SAVED.items():
+    if _value is None:
+        os.environ.pop(_key, None)
+    else:
+        os.environ[_key] = _value
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    import pgserver
+    from django.conf import settings
+
+    from kapi.runtime.config import database_settings
+
+    server = pgserver.get_server(tmp_path_factory.mktemp("admin-pg"), cleanup_mode="stop")
+    os.environ["KAPI_DB_POOL"] = "0"
+    try:
+        settings.DATABASES["default"].update(database_settings(server.get_uri()))
+    finally:
+        os.environ.pop("KAPI_DB_POOL", None)
+    yield
+    server.cleanup()
+
+
+@pytest.fixture
+def staff(django_user_model):
+    """A staff user without any kapi permission."""
+    return django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+
+
+@pytest.fixture
+def editor(django_user_model):
+    """A staff user who may edit objects (not reveal Secrets)."""
+    from django.contrib.auth.models import Permission
+
+    user = django_user_model.objects.create_user("editor", password="pw", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="edit_objects"))
+    return user
+
+
+@pytest.fixture
+def superuser(django_user_model):
+    return django_user_model.objects.create_superuser("root", password="pw")
+
+
+@pytest.fixture
+def registry():
+    from kapi.registry.store import Registry
+
+    return Registry()
