@@ -110,6 +110,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "kapi.api.parsers.JSONParser",
         "kapi.api.parsers.YAMLParser",
+        "kapi.api.parsers.JSONPatchParser",
+        "kapi.api.parsers.MergePatchParser",
+        "kapi.api.parsers.StrategicMergePatchParser",
+        "kapi.api.parsers.ApplyPatchParser",
         "kapi.api.protobuf_parser.ProtobufParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [

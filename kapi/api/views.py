@@ -13,7 +13,7 @@ from kapi.api import discovery
 from kapi.api.negotiation import negotiate_output
 from kapi.api.request_info import parse_request_path, verb_for
 from kapi.api.transforms import OBJECT_TRANSFORMS, apply_transform
-from kapi.handlers import read, scale, write
+from kapi.handlers import patch, read, scale, write
 from kapi.handlers.scope import RequestScope, Result
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
@@ -247,8 +247,12 @@ class ResourceView(KubernetesView):
         if result.transformable and output.transform is not None:
             body = apply_transform(rt, body, output.transform, request.GET.get("includeObject"))
         response = Response(body, status=result.status)
-        for warning in result.warnings:
-            response["Warning"] = f'299 - "{warning}"'
+        if result.warnings:
+            # One header value per warning, joined as Go's net/http would fold
+            # repeated headers; kubectl splits them back.
+            response["Warning"] = ", ".join(
+                '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"' for w in result.warnings
+            )
         return response
 
     def _handle(self, verb: str, scope: RequestScope, request) -> Result:
@@ -273,6 +277,8 @@ class ResourceView(KubernetesView):
             return write.create(scope, reg, request.data)
         if verb == "update":
             return write.update(scope, reg, request.data)
+        if verb == "patch":
+            return patch.patch(scope, reg, request.data)
         if verb == "delete":
             return write.delete(scope, reg, request.data or None)
         if verb == "deletecollection":

@@ -17,12 +17,9 @@ from typing import Any
 from kapi import errors
 from kapi.errors import Cause, StatusError
 from kapi.registry.catalog import catalog
-from kapi.registry.options import (
-    CreateOptions,
-    DeleteOptions,
-    ListOptions,
-    UpdateOptions,
-)
+from kapi.registry.fields import check_fields, manage_fields
+from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.patch import PatchMixin
 from kapi.registry.resource import ResourceType
 from kapi.storage import (
     Key,
@@ -67,27 +64,12 @@ def _core(rt: ResourceType) -> bool:
     return rt.group != "apiextensions.k8s.io" and "crd" not in rt.extra
 
 
-def _check_unknown_fields(rt: ResourceType, obj: Object, field_validation: str) -> None:
-    """``fieldValidation=Strict`` refuses fields the schema does not know (400, as
-    kube's strict decoding does); otherwise they are pruned by the strategy."""
-    if field_validation != "Strict":
-        return
-    prune = getattr(rt.strategy, "prune", None)
-    if prune is None:
-        return
-    unknown = prune(copy.deepcopy(obj))
-    if unknown:
-        raise errors.bad_request(
-            "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
-        )
-
-
 def _without_version(obj: Object) -> Object:
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "resourceVersion"}
     return {**obj, "metadata": meta}
 
 
-class Registry:
+class Registry(PatchMixin):
     """Verbs on resource types, over a ``Storage``."""
 
     def __init__(self, storage: Storage | None = None) -> None:
@@ -158,7 +140,12 @@ class Registry:
     ) -> Object:
         options = options or CreateOptions()
         obj = self._check_type(rt, body)
-        _check_unknown_fields(rt, obj, options.field_validation)
+        check_fields(rt, obj, options)
+        return self._create(rt, namespace, obj, options, lambda o: manage_fields(rt, None, o, options))
+
+    def _create(self, rt: ResourceType, namespace: str, obj: Object, options: CreateOptions, manage) -> Object:
+        """Creates ``obj`` (already type-checked); ``manage(obj)`` sets its
+        managedFields once the strategy has prepared it."""
         self._check_namespace(rt, obj, namespace)
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
@@ -172,6 +159,7 @@ class Registry:
         for server_only in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(server_only, None)
         rt.strategy.prepare_for_create(obj)
+        manage(obj)
 
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
@@ -247,7 +235,7 @@ class Registry:
         """PUT. Returns (object, created)."""
         options = options or UpdateOptions()
         obj = self._check_type(rt, body)
-        _check_unknown_fields(rt, obj, options.field_validation)
+        check_fields(rt, obj, options)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise errors.bad_request(
@@ -267,7 +255,7 @@ class Registry:
             if requested_rv and requested_rv != current["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
             new = copy.deepcopy(obj)
-            self._prepare_update(rt, new, current, options.subresource)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
@@ -293,14 +281,21 @@ class Registry:
             new = mutate(new) or new
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)
-            self._prepare_update(rt, new, current, options.subresource)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run, preconditions)
 
-    def _prepare_update(self, rt: ResourceType, new: Object, current: Object, subresource: str) -> None:
-        """System fields, strategy and validation for an update (kube's BeforeUpdate).
-        Mutates ``new``."""
+    def _prepare_update(
+        self,
+        rt: ResourceType,
+        new: Object,
+        current: Object,
+        subresource: str,
+        options: UpdateOptions | None = None,
+    ) -> None:
+        """System fields, strategy, managedFields (when ``options`` name the writer)
+        and validation for an update (kube's BeforeUpdate). Mutates ``new``."""
         meta = new["metadata"]
         cur_meta = current["metadata"]
         if subresource == "status":
@@ -319,6 +314,8 @@ class Registry:
                 meta.pop(kept, None)
         if not meta.get("resourceVersion"):
             meta["resourceVersion"] = cur_meta["resourceVersion"]
+        if options is not None:
+            manage_fields(rt, current, new, options)
         causes = validate_object_meta_update(meta, cur_meta, core_finalizers=_core(rt))
         causes += rt.strategy.validate_update(new, current)
         if causes:
