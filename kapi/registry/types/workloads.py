@@ -16,8 +16,8 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.scale import selector_string
-from kapi.registry.types.networking import dedupe_ports
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
+from kapi.registry.types.networking import dedupe_ports
 
 __all__ = [
     "CronJobStrategy",
