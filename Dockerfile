@@ -22,4 +22,8 @@ USER kapi
 VOLUME ["/data"]
 EXPOSE 6443
 
+# Ready means /readyz answers 200 over TLS verified with kapi's own CA.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import sys; from pathlib import Path; from kapi.runtime.readiness import probe_ready; sys.exit(0 if probe_ready('https://127.0.0.1:6443', ca_file=Path('/data/tls/ca.crt')) else 1)"]
+
 CMD ["python", "manage.py", "serve", "--bind", "0.0.0.0:6443"]

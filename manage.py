@@ -1,5 +1,6 @@
 #!/usr/bin/env python
 """Django's command-line utility for kapi (serve, kubeconfig, migrate, ...)."""
+
 import os
 import sys
 

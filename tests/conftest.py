@@ -12,21 +12,41 @@ stopped with SIGTERM, and the session fails if it does not exit cleanly within
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-
-from kapi_testserver import KapiServer, ServerFailed, start_server, stop_server
+from kapi_testserver import (
+    KapiServer,
+    ServerFailed,
+    new_data_dir,
+    remove_data_dir,
+    start_server,
+    stop_server,
+)
 
 
 @pytest.fixture(scope="session")
-def kapi_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KapiServer]:
-    data_dir = tmp_path_factory.mktemp("kapi") / "data"
+def kapi_server() -> Iterator[KapiServer]:
+    data_dir = new_data_dir()
     try:
-        server = start_server(data_dir)
-    except ServerFailed as error:
-        pytest.fail(str(error), pytrace=False)
-    yield server
-    stop_server(server)
+        try:
+            server = start_server(data_dir)
+        except ServerFailed as error:
+            pytest.fail(str(error), pytrace=False)
+        yield server
+        stop_server(server)
+    finally:
+        remove_data_dir(data_dir)
+
+
+@pytest.fixture
+def fresh_data_dir() -> Iterator[Path]:
+    """A data directory for a test that runs its own server; removed afterwards."""
+    data_dir = new_data_dir()
+    try:
+        yield data_dir
+    finally:
+        remove_data_dir(data_dir)
 
 
 @pytest.fixture(scope="session")

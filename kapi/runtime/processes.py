@@ -34,6 +34,7 @@ PROJECT_ROOT = Path(kapi.__file__).resolve().parent.parent
 
 # uvicorn waits this long for open requests (watches!) before closing them.
 GRACEFUL_SHUTDOWN_SECONDS = 5
+WORKER_HEALTHCHECK_SECONDS = 30
 
 
 def child_env(
@@ -54,7 +55,9 @@ def child_env(
         PYTHONUNBUFFERED="1",
     )
     # The children import kapi whatever their working directory.
-    path = [str(PROJECT_ROOT)] + [p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p]
+    path = [str(PROJECT_ROOT)] + [
+        p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p
+    ]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
     if celery:
         env["KAPI_DB_POOL"] = "0"
@@ -90,6 +93,11 @@ def uvicorn_argv(
         "httptools",
         "--timeout-graceful-shutdown",
         str(GRACEFUL_SHUTDOWN_SECONDS),
+        # uvicorn kills a worker that misses a 5 s ping; on a busy 2-core box a
+        # worker still importing Django can miss it, and the kill resets its
+        # connections. Only a truly hung worker should be replaced.
+        "--timeout-worker-healthcheck",
+        str(WORKER_HEALTHCHECK_SECONDS),
         "--log-level",
         log_level,
         "--access-log" if access_log else "--no-access-log",
@@ -106,7 +114,9 @@ def _celery(log_level: str) -> list[str]:
     return argv
 
 
-def celery_worker_argv(*, concurrency: int = 2, log_level: str = "warning") -> list[str]:
+def celery_worker_argv(
+    *, concurrency: int = 2, log_level: str = "warning"
+) -> list[str]:
     return [
         *_celery(log_level),
         "worker",

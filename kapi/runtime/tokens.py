@@ -104,7 +104,9 @@ def load_tokens(path: Path | str) -> dict[str, TokenUser]:
     return _load(Path(path))[0]
 
 
-def _load(path: Path) -> tuple[dict[str, TokenUser], dict[bytes, tuple[str, TokenUser]]]:
+def _load(
+    path: Path,
+) -> tuple[dict[str, TokenUser], dict[bytes, tuple[str, TokenUser]]]:
     st = path.stat()
     key = (st.st_mtime_ns, st.st_size, st.st_ino)
     with _cache_lock:

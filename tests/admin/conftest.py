@@ -36,19 +36,21 @@ for _key, _value in _SAVED.items():
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    import pgserver
     from django.conf import settings
 
     from kapi.runtime.config import database_settings
+    from kapi.runtime.embedded import start_postgres
 
-    server = pgserver.get_server(tmp_path_factory.mktemp("admin-pg"), cleanup_mode="stop")
+    # A directory pgserver creates itself: pytest's are 0700 and owned by root,
+    # which the unprivileged postgres user pgserver runs as cannot enter.
+    server = start_postgres(tmp_path_factory.mktemp("admin-pg") / "pgdata")
     os.environ["KAPI_DB_POOL"] = "0"
     try:
-        settings.DATABASES["default"].update(database_settings(server.get_uri()))
+        settings.DATABASES["default"].update(database_settings(server.url))
     finally:
         os.environ.pop("KAPI_DB_POOL", None)
     yield
-    server.cleanup()
+    server.stop()
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ FLAGS = [
 def page():
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: scripts/test installs Debian's chromium package")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
@@ -133,9 +133,11 @@ def test_sign_in_browse_edit_and_conflict(kapi_server, page):
     shot(page, "06-history")
 
 
-def test_syncs_page(kapi_server, page):
-    """Reconcile a Sync from its page when Syncs are served; else the page says none are."""
+def test_syncs_page_says_when_no_sync_kinds_are_served(kapi_server, page):
+    """Until the sync.kapi.dev group is served (the GitOps issue), the Syncs page
+    says so instead of failing; reconciling from it is tested when Syncs exist."""
     resources = kapi_server.kubectl("api-resources", "--api-group=sync.kapi.dev", "-o", "name").stdout
+    assert "syncs" not in resources
     page.goto(kapi_server.url + "/admin/syncs/")
     if "/admin/login/" in page.url:
         password = (kapi_server.data_dir / "admin-password").read_text().strip()
@@ -144,16 +146,4 @@ def test_syncs_page(kapi_server, page):
         page.click("input[type=submit]")
     page.wait_for_selector("#content-main")
     shot(page, "07-syncs")
-    if "syncs" not in resources:
-        assert "not installed" in page.inner_text("#no-syncs")
-        pytest.skip("no Sync kinds are served yet (sync.kapi.dev): reconcile not exercised")
-    syncs = json.loads(kapi_server.kubectl("get", "syncs", "-A", "-o", "json").stdout)["items"]
-    if not syncs:
-        pytest.skip("Sync kinds are served but no Sync exists to reconcile")
-    meta = syncs[0]["metadata"]
-    page.click(f"#section-Sync >> text={meta['name']}")
-    page.click("#reconcile")
-    page.wait_for_selector("#sync-panel")
-    after = json.loads(kapi_server.kubectl(
-        "get", "sync", meta["name"], "-n", meta["namespace"], "-o", "json").stdout)
-    assert "sync.kapi.dev/requestedAt" in after["metadata"].get("annotations", {})
+    assert "not installed" in page.inner_text("#no-syncs")

@@ -89,7 +89,9 @@ def test_certs_are_reused_and_reissued_only_when_needed(tmp_path: Path) -> None:
     assert files.ca_cert.read_bytes() == ca_pem
     assert files.cert.read_bytes() != cert_pem
     _load(files.cert).verify_directly_issued_by(_load(files.ca_cert))
-    assert ipaddress.ip_address("192.0.2.7") in _load(files.cert).extensions.get_extension_for_class(
+    assert ipaddress.ip_address("192.0.2.7") in _load(
+        files.cert
+    ).extensions.get_extension_for_class(
         x509.SubjectAlternativeName
     ).value.get_values_for_type(x509.IPAddress)
 
@@ -97,7 +99,7 @@ def test_certs_are_reused_and_reissued_only_when_needed(tmp_path: Path) -> None:
 def test_expiring_serving_cert_is_renewed(tmp_path: Path) -> None:
     files = certs.ensure_tls(tmp_path, "127.0.0.1")
     old = files.cert.read_bytes()
-    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=300)
+    later = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=300)
     certs.ensure_tls(tmp_path, "127.0.0.1", now=later)
     assert files.cert.read_bytes() != old
 

@@ -39,7 +39,9 @@ def test_endpoint_round_trips(tmp_path: Path) -> None:
     assert endpoint.read_endpoint(tmp_path / "missing") is None
 
 
-def test_redis_socket_fits_in_sun_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_redis_socket_fits_in_sun_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A deep data dir moves the socket to a short, stable path."""
     deep = tmp_path / ("d" * 120)
     monkeypatch.setenv("KAPI_DATA_DIR", str(deep))
@@ -54,13 +56,21 @@ def test_redis_socket_fits_in_sun_path(tmp_path: Path, monkeypatch: pytest.Monke
 def test_manage_py_applies_data_dir_before_settings(tmp_path: Path, style: str) -> None:
     """--data-dir X and --data-dir=X both reach the settings (KAPI_DATA_DIR)."""
     root = Path(__file__).resolve().parents[2]
-    args = ["--data-dir", str(tmp_path)] if style == "separate" else [f"--data-dir={tmp_path}"]
+    args = (
+        ["--data-dir", str(tmp_path)]
+        if style == "separate"
+        else [f"--data-dir={tmp_path}"]
+    )
     code = (
         "import sys, manage; sys.argv = ['manage.py', 'x', *sys.argv[1:]];"
         "manage._apply_data_dir(sys.argv[1:]);"
         "from kapi.runtime import config; print(config.data_dir())"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=root, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     assert out == str(tmp_path.resolve())

@@ -18,8 +18,6 @@ from pathlib import Path
 import psutil
 import psycopg
 import pytest
-
-from kapi.runtime import config, embedded
 from kapi_testserver import (
     ROOT,
     KapiServer,
@@ -28,6 +26,8 @@ from kapi_testserver import (
     start_server,
     stop_server,
 )
+
+from kapi.runtime import config, embedded
 
 
 def _get(server: KapiServer, path: str, token: str | None = None) -> tuple[int, bytes]:
@@ -69,13 +69,24 @@ def test_kubectl_version_through_kubeconfig(kapi_server: KapiServer) -> None:
 
 def test_kubeconfig_for_another_user(kapi_server: KapiServer) -> None:
     """--user NAME gets its own token, reused on the next call."""
+
     def kubeconfig_token() -> str:
         import yaml
 
         out = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "kubeconfig",
-             "--data-dir", str(kapi_server.data_dir), "--user", "alice"],
-            capture_output=True, text=True, check=True, cwd=ROOT,
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "kubeconfig",
+                "--data-dir",
+                str(kapi_server.data_dir),
+                "--user",
+                "alice",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
         ).stdout
         doc = yaml.safe_load(out)
         assert doc["users"][0]["name"] == "alice"
@@ -86,28 +97,40 @@ def test_kubeconfig_for_another_user(kapi_server: KapiServer) -> None:
     assert first != kapi_server.token
     assert kubeconfig_token() == first
     lines = (kapi_server.data_dir / "tokens.csv").read_text().splitlines()
-    assert f'{first},alice,' in "\n".join(lines)
+    assert f"{first},alice," in "\n".join(lines)
     assert lines[-1].endswith(',"system:authenticated"')
 
 
 def test_second_serve_on_same_data_dir_is_refused(kapi_server: KapiServer) -> None:
     """Two servers must never share one data directory (and its databases)."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "serve",
-         "--bind", "127.0.0.1:1", "--data-dir", str(kapi_server.data_dir)],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "serve",
+            "--bind",
+            "127.0.0.1:1",
+            "--data-dir",
+            str(kapi_server.data_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert result.returncode != 0
     assert "another kapi serve" in result.stderr
 
 
-def test_restart_keeps_data_ca_and_token(tmp_path: Path) -> None:
+def test_restart_keeps_data_ca_and_token(fresh_data_dir: Path) -> None:
     """SIGTERM stops everything; a restart on the same data dir keeps its state."""
-    data_dir = tmp_path / "data"
+    data_dir = fresh_data_dir
     server = start_server(data_dir)
     try:
         pids = {p.pid for p in server_processes(server)}
-        postmaster = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+        postmaster = int(
+            (data_dir / "postgres" / "postmaster.pid").read_text().split()[0]
+        )
         assert postmaster in pids
         with psycopg.connect(_embedded_db(data_dir), autocommit=True) as conn:
             conn.execute("CREATE TABLE restart_marker (v text)")
@@ -127,13 +150,15 @@ def test_restart_keeps_data_ca_and_token(tmp_path: Path) -> None:
         stop_server(server)
 
 
-def test_child_death_stops_everything(tmp_path: Path) -> None:
+def test_child_death_stops_everything(fresh_data_dir: Path) -> None:
     """If a child dies on its own, serve stops the rest and exits non-zero."""
-    server = start_server(tmp_path / "data")
+    server = start_server(fresh_data_dir)
     procs = server_processes(server)
     try:
         beat = next(
-            p for p in procs if "beat" in p.cmdline() and "celery" in " ".join(p.cmdline())
+            p
+            for p in procs
+            if "beat" in p.cmdline() and "celery" in " ".join(p.cmdline())
         )
         beat.send_signal(signal.SIGKILL)
         code = server.process.wait(timeout=20)
@@ -149,22 +174,27 @@ def test_child_death_stops_everything(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def external_postgres(tmp_path: Path):
+def external_postgres(fresh_data_dir: Path):
     """A PostgreSQL that is not serve's own: a second pgserver instance."""
-    pgdata = tmp_path / "external-pg"
+    pgdata = fresh_data_dir.parent / "external-pg"
     pg = embedded.start_postgres(pgdata)
     try:
         yield pg
     finally:
         pg.stop()
-        assert psutil.pid_exists(pg.pid) is False or psutil.Process(pg.pid).status() == psutil.STATUS_ZOMBIE
+        assert (
+            psutil.pid_exists(pg.pid) is False
+            or psutil.Process(pg.pid).status() == psutil.STATUS_ZOMBIE
+        )
 
 
-def test_external_database_url(tmp_path: Path, external_postgres: embedded.EmbeddedPostgres) -> None:
+def test_external_database_url(
+    fresh_data_dir: Path, external_postgres: embedded.EmbeddedPostgres
+) -> None:
     """With DATABASE_URL, serve migrates and uses that database, starting none."""
     import os
 
-    data_dir = tmp_path / "data"
+    data_dir = fresh_data_dir
     env = {**os.environ, "DATABASE_URL": external_postgres.url}
     server = start_server(data_dir, env=env)
     try:

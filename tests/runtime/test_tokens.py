@@ -83,7 +83,9 @@ def test_authenticate_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert tokens.authenticate_token("") is None
 
 
-def test_token_file_defaults_to_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_token_file_defaults_to_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("KAPI_TOKEN_AUTH_FILE", raising=False)
     monkeypatch.setenv("KAPI_DATA_DIR", str(tmp_path))
     assert tokens.token_file_path() == tmp_path.resolve() / "tokens.csv"
