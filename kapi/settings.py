@@ -136,6 +136,9 @@ from kapi.lifecycle.schedule import BEAT_SCHEDULE as LIFECYCLE_BEAT_SCHEDULE  # 
 
 CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE.update(LIFECYCLE_BEAT_SCHEDULE)
+CELERY_IMPORTS = ["kapi.crdtasks"]
+# Deleting a CRD waits for its custom resources to go (types issue).
+CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule": 2.0}
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))
