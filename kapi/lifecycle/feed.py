@@ -54,7 +54,7 @@ def run(max_batches: int = 20) -> bool:
             cur.execute("SELECT pg_advisory_unlock(%s)", [_LOCK_KEY])
     if not more:
         with connection.cursor() as cur:
-            cur.execute("SELECT wanted FROM kapi_lifecycle_cursor WHERE id = 1")
+            cur.execute("SELECT wanted FROM kapi_lifecycle_cursor WHERE id = 2")
             row = cur.fetchone()
             more = bool(row and row[0])
     return more
@@ -62,7 +62,8 @@ def run(max_batches: int = 20) -> bool:
 
 def _one_batch() -> int:
     with connection.cursor() as cur:
-        cur.execute("UPDATE kapi_lifecycle_cursor SET wanted = false WHERE id = 1 RETURNING revision")
+        cur.execute("UPDATE kapi_lifecycle_cursor SET wanted = false WHERE id = 2")
+        cur.execute("SELECT revision FROM kapi_lifecycle_cursor WHERE id = 1")
         (position,) = cur.fetchone()
     horizon = default_storage().current_revision()
     with connection.cursor() as cur:

@@ -13,8 +13,9 @@ __all__ = ["FeedCursor", "Work"]
 
 
 class FeedCursor(models.Model):
-    """The single row (id 1): the last resourceVersion the feed has handled, and
-    whether a writer asked for the feed to run since it last looked."""
+    """Row 1: ``revision``, the last resourceVersion the feed has handled. Row 2:
+    ``wanted``, whether a writer asked for the feed to run since it last looked
+    (its own row: writers flip it while the feed's transaction holds row 1)."""
 
     id = models.IntegerField(primary_key=True)
     revision = models.BigIntegerField(default=0)

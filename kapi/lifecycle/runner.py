@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from kapi.errors import StatusError
 from kapi.lifecycle import feed, gc, namespaces, wakeup, work
@@ -32,23 +32,36 @@ def run_batch(limit: int = BATCH) -> int:
     registry = Registry()
     started = time.monotonic()
     finished: list[work.Item] = []
-    for index, item in enumerate(items):
-        if time.monotonic() - started > work.CLAIM_SECONDS / 3:
-            work.release(items[index:])
-            break
-        try:
-            again = _handle(item, registry)
-        except (StatusError, DatabaseError) as exc:
-            if isinstance(exc, DatabaseError) and connection.needs_rollback:
-                raise
-            log.warning("lifecycle %s %s failed: %s", item.kind, item.uid, exc)
-            work.postpone(item, min(60.0, 0.5 * 2 ** min(item.attempts, 7)))
-            continue
-        if again is None:
-            finished.append(item)
+    index = 0
+    try:
+        for index, item in enumerate(items):
+            if time.monotonic() - started > work.CLAIM_SECONDS / 3:
+                break
+            try:
+                again = _handle(item, registry)
+            except (InterfaceError, OperationalError):
+                raise  # the connection is gone: the task's retry takes over
+            except Exception as exc:
+                if isinstance(exc, DatabaseError) and connection.needs_rollback:
+                    raise
+                log.warning("lifecycle %s %s failed: %s", item.kind, item.uid, exc,
+                            exc_info=not isinstance(exc, StatusError))
+                work.postpone(item, min(60.0, 0.5 * 2 ** min(item.attempts, 7)))
+                continue
+            if again is None:
+                finished.append(item)
+            else:
+                work.postpone(item, again)
         else:
-            work.postpone(item, again)
-    work.finish(finished)
+            index = len(items)
+    finally:
+        # Whatever happens, hand back what was not started (a SIGKILL is the only
+        # way to leave claims behind, and those expire).
+        try:
+            work.finish(finished)
+            work.release(items[index:])
+        except DatabaseError:
+            log.warning("could not release lifecycle claims; they will expire", exc_info=True)
     if len(items) == limit:
         wakeup.wake_workers()
     return len(items)

@@ -3,7 +3,8 @@
 Registered as a registry write observer (``kapi.apps``). Deletions, objects being
 deleted, objects with ``ownerReferences`` and namespaces are what the lifecycle
 acts on; any other write does not touch the queue. A writer flips the cursor's
-``wanted`` flag and enqueues the feed only when it flipped it, so a burst of
+``wanted`` flag (row 2 of the cursor table, so that writers never wait on the
+feed's transaction, which locks row 1) and enqueues the feed only when it flipped it, so a burst of
 writes sends one task, not one per write; the feed clears the flag before each
 read, so a write that lands after a read always gets a fresh run.
 """
@@ -37,7 +38,7 @@ def wake_feed() -> None:
         guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
         with guard, connection.cursor() as cur:
             cur.execute(
-                "UPDATE kapi_lifecycle_cursor SET wanted = true WHERE id = 1 AND NOT wanted"
+                "UPDATE kapi_lifecycle_cursor SET wanted = true WHERE id = 2 AND NOT wanted"
             )
             flipped = cur.rowcount == 1
     except DatabaseError:  # e.g. before the lifecycle migration: the sweep catches up

@@ -61,7 +61,7 @@ CREATE INDEX kapi_object_owner_uids ON kapi_object USING gin (kapi_owner_uids(da
 CREATE INDEX kapi_object_deleting ON kapi_object (uid)
   WHERE data->'metadata' ? 'deletionTimestamp';
 CREATE INDEX kapi_object_namespace ON kapi_object (namespace);
-INSERT INTO kapi_lifecycle_cursor (id, revision, wanted) VALUES (1, 0, false);
+INSERT INTO kapi_lifecycle_cursor (id, revision, wanted) VALUES (1, 0, false), (2, 0, false);
 """
 
 DROP_OWNER_UIDS = r"""

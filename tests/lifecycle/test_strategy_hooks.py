@@ -1,0 +1,27 @@
+"""The lifecycle's strategy hooks reach the type's own strategy through every
+wrapper (a wrapper that forgot one would make namespaces vanish at once)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kapi.registry.builtin import BUILTIN_TYPES
+
+HOOKS = ("pending_finalizers", "prepare_for_graceful_delete", "prepare_for_subresource_update")
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_wrappers_delegate_lifecycle_hooks(hook):
+    for rt in BUILTIN_TYPES:
+        strategy = rt.strategy
+        inner = getattr(strategy, "inner", None)
+        if inner is not None:
+            assert hook in type(strategy).__dict__, f"{type(strategy).__name__} hides {hook}"
+
+
+def test_namespace_strategy_as_served():
+    ns = next(rt for rt in BUILTIN_TYPES if rt.kind == "Namespace")
+    assert ns.strategy.pending_finalizers({"metadata": {}, "spec": {"finalizers": ["kubernetes"]}})
+    obj = {"metadata": {}, "status": {"phase": "Active"}}
+    ns.strategy.prepare_for_graceful_delete(obj)
+    assert obj["status"]["phase"] == "Terminating"
