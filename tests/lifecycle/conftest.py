@@ -63,3 +63,47 @@ def owner_ref(obj: dict, block: bool = False) -> dict:
     if block:
         ref["blockOwnerDeletion"] = True
     return ref
+
+
+def lifecycle_state(server, namespace: str) -> str:
+    """The lifecycle's view of ``namespace`` (cursor, work items, last changes),
+    for the message of a failed wait."""
+    import psycopg
+
+    from kapi.runtime.config import _embedded_postgres_url
+
+    lines = []
+    with psycopg.connect(_embedded_postgres_url(server.data_dir / "postgres")) as conn:
+        lines.append(f"cursor: {conn.execute('SELECT id, revision, wanted FROM kapi_lifecycle_cursor ORDER BY id').fetchall()}")
+        lines.append(f"horizon: {conn.execute('SELECT kapi_rv_horizon()').fetchone()}")
+        for row in conn.execute(
+            "SELECT kind, name, generation, attempts, due, claimed_until, now() FROM kapi_lifecycle_work"
+            " WHERE namespace = %s", [namespace]
+        ).fetchall():
+            lines.append(f"work: {row}")
+        for row in conn.execute(
+            "SELECT resource_version, type, name FROM kapi_change WHERE namespace = %s"
+            " ORDER BY resource_version", [namespace]
+        ).fetchall():
+            lines.append(f"change: {row}")
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture(autouse=True)
+def _lifecycle_state_on_failure(request):
+    """On failure, print what the lifecycle tables say about the test's namespace."""
+    yield
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed and "namespace" in request.fixturenames:
+        server = request.getfixturevalue("kapi_server")
+        try:
+            print(lifecycle_state(server, request.getfixturevalue("namespace")))
+        except Exception as exc:  # diagnostics only
+            print(f"no lifecycle state: {exc}")

@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 from kubernetes import client
 
-from tests.lifecycle.conftest import cm, gone, owner_ref, wait_for
+from tests.lifecycle.conftest import cm, gone, lifecycle_state, owner_ref, wait_for
 
 HAS_WATCH = importlib.util.find_spec("kapi.api.watch") is not None
 
@@ -94,7 +94,7 @@ def test_orphan_dependents_false_is_background(api, k8s_api_client, namespace):
     wait_for(lambda: gone(api, path(namespace, c)), what="c collected")
 
 
-def test_dependent_of_missing_owner_is_collected(api, namespace):
+def test_dependent_of_missing_owner_is_collected(api, kapi_server, namespace):
     """An object whose owner never existed (or has another uid) is collected; one
     with a live owner stays; a solid owner keeps a dependent that loses its dangling
     reference."""
@@ -106,8 +106,11 @@ def test_dependent_of_missing_owner_is_collected(api, namespace):
     api.post(base, cm("orphaned", owners=[ghost]))
     api.post(base, cm("wrong-uid", owners=[wrong_uid]))
     api.post(base, cm("kept", owners=[owner_ref(live), ghost]))
-    wait_for(lambda: gone(api, f"{base}/orphaned") and gone(api, f"{base}/wrong-uid"),
-             what="dependents of missing owners collected")
+    try:
+        wait_for(lambda: gone(api, f"{base}/orphaned") and gone(api, f"{base}/wrong-uid"),
+                 what="dependents of missing owners collected")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{lifecycle_state(kapi_server, namespace)}") from None
 
     def kept_cleaned():
         meta = api.get(f"{base}/kept").json()["metadata"]
