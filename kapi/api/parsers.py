@@ -5,21 +5,41 @@ Bodies are limited to 3 MiB (kube-apiserver's limit) before they are decoded.
 
 from __future__ import annotations
 
-import orjson
-import yaml
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
 from kapi import errors
+from kapi.handlers.patch import PatchBody
+from kapi.patch import BadPatch, decode_json, decode_yaml
 
-__all__ = ["JSONParser", "MAX_BODY_BYTES", "YAMLParser", "read_body"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "ApplyPatchParser",
+    "Document",
+    "JSONParser",
+    "JSONPatchParser",
+    "MergePatchParser",
+    "StrategicMergePatchParser",
+    "YAMLParser",
+    "read_body",
+]
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 
-try:
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+
+
+class Document(dict):
+    """A decoded object body that carries the duplicate keys seen while decoding
+    (for ``fieldValidation``)."""
+
+    duplicate_fields: tuple[str, ...] | list[str] = ()
+
+
+def _document(doc, duplicates: list[str]):
+    if duplicates and isinstance(doc, dict):
+        doc = Document(doc)
+        doc.duplicate_fields = duplicates
+    return doc
 
 
 def read_body(stream) -> bytes:
@@ -33,19 +53,40 @@ class JSONParser(BaseParser):
     media_type = "application/json"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        raw = read_body(stream)
         try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise ParseError(f"error decoding JSON: {exc}") from None
+            return _document(*decode_json(read_body(stream)))
+        except BadPatch as exc:
+            raise ParseError(str(exc)) from None
 
 
 class YAMLParser(BaseParser):
     media_type = "application/yaml"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        raw = read_body(stream)
         try:
-            return yaml.load(raw, Loader=_Loader)
-        except yaml.YAMLError as exc:
-            raise ParseError(f"error converting YAML to JSON: {exc}") from None
+            return _document(*decode_yaml(read_body(stream)))
+        except BadPatch as exc:
+            raise ParseError(str(exc)) from None
+
+
+class _PatchParser(BaseParser):
+    """Hands the raw body and its patch type to ``kapi.handlers.patch``."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        return PatchBody(read_body(stream), self.media_type)
+
+
+class JSONPatchParser(_PatchParser):
+    media_type = "application/json-patch+json"
+
+
+class MergePatchParser(_PatchParser):
+    media_type = "application/merge-patch+json"
+
+
+class StrategicMergePatchParser(_PatchParser):
+    media_type = "application/strategic-merge-patch+json"
+
+
+class ApplyPatchParser(_PatchParser):
+    media_type = "application/apply-patch+yaml"

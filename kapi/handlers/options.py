@@ -5,7 +5,8 @@ from __future__ import annotations
 from kapi import errors
 from kapi.errors import Cause
 from kapi.handlers.scope import RequestScope
-from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
+from kapi.fieldmanager import manager_or_user_agent
+from kapi.registry.options import CreateOptions, DeleteOptions, PatchOptions, UpdateOptions
 from kapi.storage.interface import Preconditions
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "invalid_options",
     "parse_bool",
     "parse_int",
+    "patch_options",
     "update_options",
 ]
 
@@ -91,7 +93,7 @@ def _field_validation(scope: RequestScope) -> str:
 def create_options(scope: RequestScope) -> CreateOptions:
     return CreateOptions(
         dry_run=_dry_run(scope, "CreateOptions"),
-        field_manager=_field_manager(scope, "CreateOptions"),
+        field_manager=manager_or_user_agent(_field_manager(scope, "CreateOptions"), scope.user_agent),
         field_validation=_field_validation(scope),
     )
 
@@ -99,9 +101,33 @@ def create_options(scope: RequestScope) -> CreateOptions:
 def update_options(scope: RequestScope) -> UpdateOptions:
     return UpdateOptions(
         dry_run=_dry_run(scope, "UpdateOptions"),
-        field_manager=_field_manager(scope, "UpdateOptions"),
+        field_manager=manager_or_user_agent(_field_manager(scope, "UpdateOptions"), scope.user_agent),
         field_validation=_field_validation(scope),
         subresource=scope.subresource,
+    )
+
+
+def patch_options(scope: RequestScope, apply: bool) -> PatchOptions:
+    """PatchOptions: apply needs a ``fieldManager`` and alone may ``force``."""
+    dry_run = _dry_run(scope, "PatchOptions")
+    manager = _field_manager(scope, "PatchOptions")
+    force = parse_bool(scope, "force")
+    if apply and not manager:
+        raise invalid_options(
+            "PatchOptions",
+            [Cause("FieldValueRequired", "Required value: is required for apply patch", "fieldManager")],
+        )
+    if not apply and force is not None:
+        raise invalid_options(
+            "PatchOptions",
+            [Cause("FieldValueForbidden", "Forbidden: may not be specified for non-apply patch", "force")],
+        )
+    return PatchOptions(
+        dry_run=dry_run,
+        field_manager=manager if apply else manager_or_user_agent(manager, scope.user_agent),
+        field_validation=_field_validation(scope),
+        subresource=scope.subresource,
+        force=bool(force),
     )
 
 

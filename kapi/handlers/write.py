@@ -8,7 +8,12 @@ from kapi.handlers.options import create_options, delete_options, update_options
 from kapi.handlers.scope import RequestScope, Result
 from kapi.registry.store import Registry
 
-__all__ = ["create", "delete", "delete_collection", "update"]
+__all__ = ["create", "delete", "delete_collection", "duplicate_fields", "update"]
+
+
+def duplicate_fields(body) -> list[str]:
+    """Duplicate keys the parser noted in the body (``kapi.api.parsers.Document``)."""
+    return list(getattr(body, "duplicate_fields", ()) or ())
 
 
 def create(scope: RequestScope, registry: Registry, body) -> Result:
@@ -16,15 +21,17 @@ def create(scope: RequestScope, registry: Registry, body) -> Result:
     options = create_options(scope)
     if scope.name:
         raise errors.method_not_supported(rt.group, rt.plural, "create")
+    options.duplicate_fields = duplicate_fields(body)
     obj = registry.create(rt, scope.namespace or "", body, options)
-    return Result(201, obj)
+    return Result(201, obj, warnings=list(options.warnings))
 
 
 def update(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     options = update_options(scope)
+    options.duplicate_fields = duplicate_fields(body)
     obj, created = registry.update(rt, scope.namespace or "", scope.name, body, options)
-    return Result(201 if created else 200, obj)
+    return Result(201 if created else 200, obj, warnings=list(options.warnings))
 
 
 def _success_status(rt, obj: dict) -> dict:

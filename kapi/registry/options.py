@@ -6,22 +6,31 @@ from dataclasses import dataclass, field
 
 from kapi.storage.interface import Preconditions
 
-__all__ = ["CreateOptions", "DeleteOptions", "ListOptions", "UpdateOptions"]
+__all__ = ["CreateOptions", "DeleteOptions", "ListOptions", "PatchOptions", "UpdateOptions"]
 
 
 @dataclass
 class CreateOptions:
+    """``duplicate_fields`` come from decoding the body; ``warnings`` is filled by
+    the registry (unknown and duplicate fields under ``fieldValidation=Warn``)."""
+
     dry_run: bool = False
     field_manager: str = ""
     field_validation: str = "Warn"
+    duplicate_fields: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
-class UpdateOptions:
-    dry_run: bool = False
-    field_manager: str = ""
-    field_validation: str = "Warn"
+class UpdateOptions(CreateOptions):
     subresource: str = ""
+
+
+@dataclass
+class PatchOptions(UpdateOptions):
+    """``force`` only for apply (``application/apply-patch+yaml``)."""
+
+    force: bool = False
 
 
 @dataclass

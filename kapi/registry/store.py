@@ -11,13 +11,15 @@ from __future__ import annotations
 import copy
 import secrets
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kapi import errors
 from kapi.errors import Cause, StatusError
 from kapi.registry.catalog import catalog
+from kapi.registry.fields import check_fields, manage_fields
 from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.patch import PatchMixin
 from kapi.registry.resource import ResourceType
 from kapi.storage import (
     Key,
@@ -44,7 +46,7 @@ _MODIFIED = "the object has been modified; please apply your changes to the late
 
 
 def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _random_suffix(n: int = 5) -> str:
@@ -56,12 +58,18 @@ def _content(obj: Object) -> Object:
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
 
 
+def _core(rt: ResourceType) -> bool:
+    """Whether kube's core rule for unqualified finalizer names applies (not to
+    CRDs and custom resources, which apiextensions validates generically)."""
+    return rt.group != "apiextensions.k8s.io" and "crd" not in rt.extra
+
+
 def _without_version(obj: Object) -> Object:
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "resourceVersion"}
     return {**obj, "metadata": meta}
 
 
-class Registry:
+class Registry(PatchMixin):
     """Verbs on resource types, over a ``Storage``."""
 
     def __init__(self, storage: Storage | None = None) -> None:
@@ -132,6 +140,12 @@ class Registry:
     ) -> Object:
         options = options or CreateOptions()
         obj = self._check_type(rt, body)
+        check_fields(rt, obj, options)
+        return self._create(rt, namespace, obj, options, lambda o: manage_fields(rt, None, o, options))
+
+    def _create(self, rt: ResourceType, namespace: str, obj: Object, options: CreateOptions, manage) -> Object:
+        """Creates ``obj`` (already type-checked); ``manage(obj)`` sets its
+        managedFields once the strategy has prepared it."""
         self._check_namespace(rt, obj, namespace)
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
@@ -145,11 +159,14 @@ class Registry:
         for server_only in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(server_only, None)
         rt.strategy.prepare_for_create(obj)
+        manage(obj)
 
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
             meta["name"] = meta["generateName"] + _random_suffix()
-        causes = validate_object_meta(meta, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        causes = validate_object_meta(
+            meta, namespaced=rt.namespaced, name_rule=rt.name_rule, core_finalizers=_core(rt)
+        )
         causes += rt.strategy.validate(obj)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
@@ -218,6 +235,7 @@ class Registry:
         """PUT. Returns (object, created)."""
         options = options or UpdateOptions()
         obj = self._check_type(rt, body)
+        check_fields(rt, obj, options)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise errors.bad_request(
@@ -237,7 +255,7 @@ class Registry:
             if requested_rv and requested_rv != current["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
             new = copy.deepcopy(obj)
-            self._prepare_update(rt, new, current, options.subresource)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run), False
@@ -263,14 +281,21 @@ class Registry:
             new = mutate(new) or new
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)
-            self._prepare_update(rt, new, current, options.subresource)
+            self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
         return self._guaranteed_update(rt, key, name, try_update, options.dry_run, preconditions)
 
-    def _prepare_update(self, rt: ResourceType, new: Object, current: Object, subresource: str) -> None:
-        """System fields, strategy and validation for an update (kube's BeforeUpdate).
-        Mutates ``new``."""
+    def _prepare_update(
+        self,
+        rt: ResourceType,
+        new: Object,
+        current: Object,
+        subresource: str,
+        options: UpdateOptions | None = None,
+    ) -> None:
+        """System fields, strategy, managedFields (when ``options`` name the writer)
+        and validation for an update (kube's BeforeUpdate). Mutates ``new``."""
         meta = new["metadata"]
         cur_meta = current["metadata"]
         if subresource == "status":
@@ -289,7 +314,9 @@ class Registry:
                 meta.pop(kept, None)
         if not meta.get("resourceVersion"):
             meta["resourceVersion"] = cur_meta["resourceVersion"]
-        causes = validate_object_meta_update(meta, cur_meta)
+        if options is not None:
+            manage_fields(rt, current, new, options)
+        causes = validate_object_meta_update(meta, cur_meta, core_finalizers=_core(rt))
         causes += rt.strategy.validate_update(new, current)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)

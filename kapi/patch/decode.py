@@ -1,0 +1,104 @@
+"""Decoding patch and object bodies, reporting duplicate keys while parsing.
+
+kube's strict decoding reports ``duplicate field "metadata.name"``: the JSON is
+decoded with an ``object_pairs_hook`` that notes each repeated key of each
+object; their paths are resolved once the document is built. YAML (apply bodies)
+is decoded with a loader that does the same.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from kapi.patch.errors import BadPatch
+
+__all__ = ["decode_json", "decode_yaml", "find_paths"]
+
+
+def _hook(duplicates: list[tuple[int, str]]):
+    def build(pairs: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for key, value in pairs:
+            if key in out:
+                duplicates.append((id(out), key))
+            out[key] = value
+        return out
+
+    return build
+
+
+def find_paths(doc: Any, duplicates: list[tuple[int, str]]) -> list[str]:
+    """Dotted paths of the duplicate keys noted while decoding ``doc``."""
+    if not duplicates:
+        return []
+    where: dict[int, str] = {}
+
+    def walk(node: Any, prefix: str) -> None:
+        if isinstance(node, dict):
+            where[id(node)] = prefix
+            for k, v in node.items():
+                walk(v, f"{prefix}.{k}" if prefix else k)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{prefix}[{i}]")
+
+    walk(doc, "")
+    out = []
+    for obj_id, key in duplicates:
+        prefix = where.get(obj_id, "")
+        path = f"{prefix}.{key}" if prefix else key
+        if path not in out:
+            out.append(path)
+    return out
+
+
+def decode_json(raw: bytes) -> tuple[Any, list[str]]:
+    """(document, duplicate field paths)."""
+    duplicates: list[tuple[int, str]] = []
+    try:
+        doc = json.loads(raw, object_pairs_hook=_hook(duplicates))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadPatch(f"error decoding JSON: {exc}") from None
+    return doc, find_paths(doc, duplicates)
+
+
+class _DuplicateLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader: _DuplicateLoader, node: yaml.MappingNode) -> dict:
+    loader.flatten_mapping(node)
+    out: dict = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in out:
+            loader.kapi_duplicates.append((id(out), str(key)))
+        out[key] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+_DuplicateLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+)
+
+
+def decode_yaml(raw: bytes) -> tuple[Any, list[str]]:
+    """(document, duplicate field paths); JSON is tried first, being YAML too."""
+    stripped = raw.lstrip()
+    if stripped[:1] in (b"{", b"["):
+        try:
+            return decode_json(raw)
+        except BadPatch:
+            pass
+    loader = _DuplicateLoader(raw)
+    loader.kapi_duplicates = []
+    try:
+        doc = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        raise BadPatch(f"error converting YAML to JSON: {exc}") from None
+    finally:
+        loader.dispose()
+    return doc, find_paths(doc, loader.kapi_duplicates)

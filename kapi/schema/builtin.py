@@ -1,0 +1,85 @@
+"""The built-in types' schemas: Kubernetes' published 1.34 definitions.
+
+They come from the ``kubernetes-validate`` package (the OpenAPI definitions as JSON
+Schema, ``x-kubernetes-*`` extensions kept). They are loaded once per process, on
+first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from kapi.schema.typeschema import TypeSchema
+
+if TYPE_CHECKING:
+    from kapi.registry.resource import ResourceType
+
+__all__ = ["builtin_definitions", "definition_name", "schema_for"]
+
+KUBERNETES_SCHEMA_VERSION = "v1.34.0-local"
+
+# Groups whose definitions live under a different Go package name.
+_GROUP_PACKAGES = {
+    "": "core",
+    "events.k8s.io": "events",
+    "coordination.k8s.io": "coordination",
+}
+
+
+@functools.cache
+def builtin_definitions() -> dict[str, dict[str, Any]]:
+    """Every definition by name (``io.k8s.api.core.v1.ConfigMap``)."""
+    path = (
+        resources.files("kubernetes_validate")
+        / "kubernetes-json-schema"
+        / KUBERNETES_SCHEMA_VERSION
+        / "_definitions.json"
+    )
+    doc = json.loads(path.read_text())
+    return doc.get("$defs") or doc.get("definitions") or {}
+
+
+@functools.cache
+def _by_gvk() -> dict[tuple[str, str, str], str]:
+    index: dict[tuple[str, str, str], str] = {}
+    for name, node in builtin_definitions().items():
+        for gvk in node.get("x-kubernetes-group-version-kind") or ():
+            index.setdefault((gvk.get("group", ""), gvk["version"], gvk["kind"]), name)
+    return index
+
+
+def definition_name(group: str, version: str, kind: str) -> str | None:
+    name = _by_gvk().get((group, version, kind))
+    if name is not None:
+        return name
+    package = _GROUP_PACKAGES.get(group, group.split(".")[0])
+    guess = f"io.k8s.api.{package}.{version}.{kind}"
+    return guess if guess in builtin_definitions() else None
+
+
+@functools.cache
+def _builtin_schema(group: str, version: str, kind: str) -> TypeSchema | None:
+    name = definition_name(group, version, kind)
+    if name is None:
+        return None
+    defs = builtin_definitions()
+    return TypeSchema(defs[name], defs)
+
+
+def schema_for(rt: ResourceType) -> TypeSchema | None:
+    """The schema of a resource type's objects, or ``None`` if it has none."""
+    custom = rt.extra.get("openapi_schema")
+    if custom is not None:
+        cached = rt.extra.get("_type_schema")
+        if cached is None:
+            cached = TypeSchema(
+                custom, custom.get("$defs") or custom.get("definitions")
+            )
+            rt.extra["_type_schema"] = cached
+        return cached
+    if rt.extra.get("custom"):
+        return None
+    return _builtin_schema(rt.group, rt.version, rt.kind)
