@@ -23,6 +23,7 @@ from collections.abc import Iterable
 
 from kapi.registry.builtin import BUILTIN_TYPES
 from kapi.registry.resource import ResourceType
+from kapi.registry.virtual import VIRTUAL_TYPES
 
 __all__ = ["FRESHNESS_SECONDS", "Catalog", "catalog", "invalidate"]
 
@@ -114,7 +115,7 @@ class Catalog:
 
 class _State:
     def __init__(self) -> None:
-        self.catalog = Catalog(BUILTIN_TYPES)
+        self.catalog = Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES])
         self.revision: int | None = None
         self.checked_at = 0.0
         self.lock = threading.Lock()
@@ -140,7 +141,7 @@ def _build() -> Catalog:
             custom.extend(types_for_crd(crd))
         except Exception:
             log.exception("cannot serve CRD %s", (crd.get("metadata") or {}).get("name"))
-    return Catalog([*BUILTIN_TYPES, *custom])
+    return Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES, *custom])
 
 
 def _refresh() -> None:

@@ -72,8 +72,11 @@ def _without_version(obj: Object) -> Object:
 class Registry(PatchMixin):
     """Verbs on resource types, over a ``Storage``."""
 
-    def __init__(self, storage: Storage | None = None) -> None:
+    def __init__(self, storage: Storage | None = None, admit=None) -> None:
+        """``admit(new, old)`` (old None on create) may refuse a write with a
+        ``StatusError`` after validation, before storage (RBAC escalation checks)."""
         self.storage = storage or default_storage()
+        self.admit = admit
 
     # -- helpers ---------------------------------------------------------------
     @staticmethod
@@ -170,6 +173,8 @@ class Registry(PatchMixin):
         causes += rt.strategy.validate(obj)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
+        if self.admit is not None:
+            self.admit(obj, None)
         if options.dry_run:
             return obj
 
@@ -343,6 +348,8 @@ class Registry(PatchMixin):
         def storage_update(current_stored: Object) -> Object:
             new = try_update(current_stored)
             current = self._out(rt, current_stored)
+            if self.admit is not None:
+                self.admit(new, current)
             if _without_version(new) == _without_version(current):
                 # Nothing to write: kube answers with the stored object, same version.
                 result["object"] = current
