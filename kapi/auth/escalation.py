@@ -89,8 +89,8 @@ def check_no_escalation(user: UserInfo, obj: dict) -> None:
         return
     ref = obj.get("roleRef") or {}
     role_plural = "clusterroles" if ref.get("kind") == "ClusterRole" else "roles"
-    role_ns = "" if role_plural == "clusterroles" else namespace
-    if _allowed(user, "bind", role_plural, role_ns, ref.get("name", "")):
+    # kube asks about `bind` in the binding's namespace, whatever the role's kind.
+    if _allowed(user, "bind", role_plural, namespace, ref.get("name", "")):
         return
     missing = covers(held, _role_rules(obj, namespace))
     if missing:

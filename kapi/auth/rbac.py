@@ -93,22 +93,35 @@ def _selector_matches(selector: dict, labels: dict) -> bool:
 
 def aggregated_rules(cluster_roles: dict[str, dict]) -> dict[str, list[dict]]:
     """The effective rules of every ClusterRole: its own, or for one with an
-    ``aggregationRule`` the union of the rules of the ClusterRoles it selects."""
+    ``aggregationRule`` the union of the effective rules of the ClusterRoles it
+    selects (transitively: ``edit`` takes in ``view``, as kube's controller
+    converges to)."""
     out: dict[str, list[dict]] = {}
-    for name, role in cluster_roles.items():
+
+    def resolve(name: str, visiting: frozenset[str]) -> list[dict]:
+        if name in out:
+            return out[name]
+        role = cluster_roles[name]
         aggregation = role.get("aggregationRule")
         if not aggregation:
             out[name] = list(role.get("rules") or [])
-            continue
+            return out[name]
         rules: list[dict] = []
         for selector in aggregation.get("clusterRoleSelectors") or []:
-            for other_name, other in cluster_roles.items():
-                if other_name == name or other.get("aggregationRule"):
+            for other_name, other in sorted(cluster_roles.items()):
+                if other_name == name or other_name in visiting:
                     continue
                 labels = (other.get("metadata") or {}).get("labels") or {}
                 if _selector_matches(selector, labels):
-                    rules.extend(r for r in other.get("rules") or [] if r not in rules)
-        out[name] = rules
+                    for r in resolve(other_name, visiting | {name}):
+                        if r not in rules:
+                            rules.append(r)
+        if not visiting:
+            out[name] = rules
+        return rules
+
+    for name in cluster_roles:
+        resolve(name, frozenset())
     return out
 
 
