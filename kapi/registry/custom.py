@@ -189,6 +189,17 @@ class CustomResourceStrategy(Strategy):
         return cells
 
 
+def _published_schema(schema: dict) -> dict:
+    """The version's schema with the fields every object has (apiVersion, kind,
+    metadata), as ``schema_for`` and OpenAPI consumers expect."""
+    out = copy.deepcopy(schema)
+    props = out.setdefault("properties", {})
+    props.setdefault("apiVersion", {"type": "string"})
+    props.setdefault("kind", {"type": "string"})
+    props["metadata"] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    return out
+
+
 def types_for_crd(crd: Object) -> list[ResourceType]:
     """The served ``ResourceType``s of one CRD (none until it is established)."""
     spec = crd.get("spec") or {}
@@ -238,7 +249,7 @@ def types_for_crd(crd: Object) -> list[ResourceType]:
                 storage_resource=names["plural"],
                 extra={
                     "crd": strategy.crd_name,
-                    "openapi_schema": copy.deepcopy(strategy.schema),
+                    "openapi_schema": _published_schema(strategy.schema),
                     "list_kind": names.get("listKind") or f"{names['kind']}List",
                 },
             )
