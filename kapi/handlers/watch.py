@@ -44,7 +44,11 @@ from django.db import close_old_connections, connection
 
 from kapi import errors
 from kapi.errors import Cause
-from kapi.handlers.listing import decode_list_request, parse_resource_version, wait_for_revision
+from kapi.handlers.listing import (
+    decode_list_request,
+    parse_resource_version,
+    wait_for_revision,
+)
 from kapi.handlers.options import invalid_options, parse_bool, parse_int
 from kapi.handlers.scope import RequestScope
 from kapi.registry.resource import ResourceType

@@ -56,17 +56,17 @@ class ChangeEvent:
     returns a private copy. ``memo`` caches encodings keyed by the caller."""
 
     __slots__ = (
-        "revision",
-        "group",
-        "resource",
-        "namespace",
-        "name",
-        "type",
-        "raw",
-        "prev_raw",
         "_object",
         "_prev",
+        "group",
         "memo",
+        "name",
+        "namespace",
+        "prev_raw",
+        "raw",
+        "resource",
+        "revision",
+        "type",
     )
 
     def __init__(

@@ -65,7 +65,7 @@ class ChangeNotifier:
                     conn = psycopg.connect(conninfo(), autocommit=True)
                 conn.execute(f"NOTIFY {CHANNEL}")
                 self.sent += 1
-            except Exception:  # noqa: BLE001 - listeners poll; retry on next poke
+            except Exception:
                 log.warning("kapi: NOTIFY failed", exc_info=True)
                 conn = None
                 time.sleep(0.5)

@@ -31,7 +31,7 @@ import logging
 import os
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from kapi.storage.changes import ChangeEvent, change_from_row, changes_sql, conninfo
 from kapi.storage.notify import CHANNEL
@@ -201,7 +201,7 @@ class WatchCache:
                         await self._pump(conn)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - reconnect and resume from self.revision
+            except Exception:
                 log.warning("kapi: watch cache listener failed; reconnecting", exc_info=True)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
