@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import orjson
+from django.db import connection
 from django.http import StreamingHttpResponse
 
 from kapi.api.transforms import partial_object_metadata, to_table
@@ -73,7 +74,12 @@ def _encode(plan, event: WatchEvent, transform, include_object, first: bool, tke
 
 
 def serve_watch(scope: RequestScope, registry: Registry, request) -> StreamingHttpResponse:
-    plan = plan_watch(scope, registry)
+    try:
+        plan = plan_watch(scope, registry)
+    finally:
+        # Django would keep the pooled connection until the response closes,
+        # i.e. for the life of the watch: give it back now.
+        connection.close()
     output = request.kapi_output
     transform = output.transform
     include_object = request.GET.get("includeObject") or ""
