@@ -23,6 +23,8 @@ _TYPE = re.compile(rb'^\{"type":"(\w+)"')
 
 @contextlib.contextmanager
 def serve(workers: int, env: dict | None = None):
+    """A fresh ``serve`` with ``workers`` API processes; bookmarks every second."""
+    env = {"KAPI_WATCH_BOOKMARK_SECONDS": "1", **(env or {})}
     import os
 
     from kapi_testserver import start_server, stop_server
