@@ -133,6 +133,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_IMPORTS = ["kapi.crdtasks"]
+# Deleting a CRD waits for its custom resources to go (types issue).
+CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule": 2.0}
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))

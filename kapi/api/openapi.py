@@ -9,11 +9,18 @@ resource's strategy when it has one; otherwise an open object.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import orjson
 
 from kapi.registry.catalog import Catalog
+from kapi.registry.definitions import (
+    KUBERNETES_SCHEMA_VERSION,
+    definition,
+    referenced_names,
+    to_openapi,
+)
 from kapi.registry.resource import ResourceType
 
 __all__ = ["openapi_v2", "openapi_v3_document", "openapi_v3_index", "schema_name"]
@@ -72,20 +79,54 @@ def _op(rt: ResourceType, action: str, params: tuple[str, ...], ref: str) -> dic
     }
 
 
-def _resource_schema(rt: ResourceType) -> dict:
-    schema = rt.extra.get("openapi_schema")
-    if schema is None:
-        schema = {
-            "type": "object",
-            "description": f"{rt.kind} ({rt.api_version}).",
-            "properties": {
-                "apiVersion": {"type": "string"},
-                "kind": {"type": "string"},
-                "metadata": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-            },
-            "x-kubernetes-preserve-unknown-fields": True,
-        }
-    return {**schema, "x-kubernetes-group-version-kind": _gvk(rt)}
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+def _custom_schema(rt: ResourceType, prefix: str) -> dict:
+    """A CRD version's schema as kube publishes it: apiVersion, kind and a
+    metadata reference to ObjectMeta added to the user's ``openAPIV3Schema``."""
+    schema = dict(rt.extra["openapi_schema"])
+    props = dict(schema.get("properties") or {})
+    props["apiVersion"] = {"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}
+    props["kind"] = {"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}
+    meta = {"description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
+    props["metadata"] = {**meta, "allOf": [{"$ref": prefix + _OBJECT_META}]} if prefix.startswith("#/components") else {**meta, "$ref": prefix + _OBJECT_META}
+    schema["properties"] = props
+    schema.setdefault("type", "object")
+    return schema
+
+
+def _schemas(types: list[ResourceType], prefix: str, v3: bool) -> dict:
+    """Every schema the types need, keyed by definition name, in OpenAPI form."""
+    roots = [rt.extra["schema_name"] for rt in types if rt.extra.get("schema_name")]
+    roots.append("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")
+    if any("openapi_schema" in rt.extra for rt in types):
+        roots.append(_OBJECT_META)
+    out = {name: to_openapi(definition(name), prefix, v3) for name in referenced_names(roots)}
+    for rt in types:
+        if "openapi_schema" in rt.extra:
+            out[schema_name(rt)] = {**_custom_schema(rt, prefix), "x-kubernetes-group-version-kind": _gvk(rt)}
+        elif schema_name(rt) not in out:
+            out[schema_name(rt)] = {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": True,
+                "x-kubernetes-group-version-kind": _gvk(rt),
+            }
+    return out
+
+
+_PATCH = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+
+
+def _patch_op(rt: ResourceType, ref: str) -> dict:
+    """PATCH with the patch types it accepts: kubectl reads
+    ``application/strategic-merge-patch+json`` here (built-in kinds only, as kube)."""
+    op = _op(rt, "patch", _COMMON_WRITE_PARAMS + ("force",), ref)
+    types = ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]
+    if "crd" not in rt.extra:
+        types.append("application/strategic-merge-patch+json")
+    op["requestBody"] = {"content": {t: {"schema": {"$ref": _PATCH}} for t in types}, "required": True}
+    return op
 
 
 def _paths(rt: ResourceType) -> dict:
@@ -105,7 +146,7 @@ def _paths(rt: ResourceType) -> dict:
     if rt.supports("update"):
         item["put"] = _op(rt, "put", _COMMON_WRITE_PARAMS, ref)
     if rt.supports("patch"):
-        item["patch"] = _op(rt, "patch", _COMMON_WRITE_PARAMS + ("force",), ref)
+        item["patch"] = _patch_op(rt, ref)
     if rt.supports("delete"):
         item["delete"] = _op(rt, "delete", ("dryRun", "gracePeriodSeconds", "propagationPolicy", "pretty"), ref)
     ns_param = [_param("namespace", "path")] if rt.namespaced else []
@@ -119,22 +160,22 @@ def _paths(rt: ResourceType) -> dict:
         if "update" in sub.verbs:
             sub_item["put"] = _op(rt, "put", _COMMON_WRITE_PARAMS, ref)
         if "patch" in sub.verbs:
-            sub_item["patch"] = _op(rt, "patch", _COMMON_WRITE_PARAMS + ("force",), ref)
+            sub_item["patch"] = _patch_op(rt, ref)
         paths[f"{prefix}/{rt.plural}/{{name}}/{sub.name}"] = sub_item
     return paths
 
 
-def openapi_v3_document(catalog: Catalog, group: str, version: str) -> dict | None:
+def _v3_document(catalog: Catalog, group: str, version: str) -> dict | None:
     if not catalog.has_group_version(group, version):
         return None
     paths: dict = {}
-    schemas: dict = {}
-    for rt in catalog.resources(group, version):
+    types = catalog.resources(group, version)
+    for rt in types:
         paths.update(_paths(rt))
-        schemas[schema_name(rt)] = _resource_schema(rt)
+    schemas = _schemas(types, "#/components/schemas/", True)
     return {
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.34.0"},
+        "info": {"title": "Kubernetes", "version": KUBERNETES_SCHEMA_VERSION},
         "paths": paths,
         "components": {"schemas": schemas},
     }
@@ -144,26 +185,37 @@ def _gv_path(group: str, version: str) -> str:
     return f"api/{version}" if not group else f"apis/{group}/{version}"
 
 
+@functools.lru_cache(maxsize=256)
+def _v3_cached(catalog: Catalog, group: str, version: str) -> tuple[dict | None, str]:
+    doc = _v3_document(catalog, group, version)
+    if doc is None:
+        return None, ""
+    digest = hashlib.sha512(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()[:128].upper()
+    return doc, digest
+
+
+def openapi_v3_document(catalog: Catalog, group: str, version: str) -> dict | None:
+    """The OpenAPI v3 document of one group-version (cached per catalog)."""
+    return _v3_cached(catalog, group, version)[0]
+
+
 def openapi_v3_index(catalog: Catalog) -> dict:
     paths = {}
     for group, versions in catalog.groups():
         for version in versions:
-            doc = openapi_v3_document(catalog, group, version)
-            digest = hashlib.sha512(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()[:64].upper()
+            _doc, digest = _v3_cached(catalog, group, version)
             path = _gv_path(group, version)
             paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={digest}"}
     return {"paths": paths}
 
 
+@functools.lru_cache(maxsize=4)
 def openapi_v2(catalog: Catalog) -> dict:
-    definitions = {}
-    paths: dict = {}
-    for rt in catalog.types():
-        schema = _resource_schema(rt)
-        definitions[schema_name(rt)] = {k: v for k, v in schema.items()}
+    """Swagger 2.0 with every definition the served types reach (cached per catalog)."""
+    types = catalog.types()
     return {
         "swagger": "2.0",
-        "info": {"title": "Kubernetes", "version": "v1.34.0"},
-        "paths": paths,
-        "definitions": definitions,
+        "info": {"title": "Kubernetes", "version": KUBERNETES_SCHEMA_VERSION},
+        "paths": {},
+        "definitions": _schemas(types, "#/definitions/", False),
     }

@@ -1,12 +1,28 @@
-"""The built-in resource types kapi serves, declared as data."""
+"""The built-in resource types kapi serves, declared as data.
+
+Every standard kind of the stable (GA) group-versions that kube-apiserver 1.34
+serves by default, with kube's scope, short names, categories and
+subresources. Each is stored through the one generic registry with its type's
+strategy wrapped in a ``SchemaStrategy`` (the published definition validates and
+prunes it). Virtual resources (TokenReview, SubjectAccessReview, Binding,
+ComponentStatus, ...) are left out until they work.
+"""
 
 from __future__ import annotations
 
+from kapi.registry.definitions import definition_name
 from kapi.registry.resource import ResourceType, Subresource
+from kapi.registry.scale import ScalePaths
+from kapi.registry.strategy import Strategy
+from kapi.registry.types import cluster, networking, workloads
 from kapi.registry.types.configmaps import ConfigMapStrategy
+from kapi.registry.types.customresourcedefinitions import (
+    CustomResourceDefinitionStrategy,
+)
 from kapi.registry.types.events import EventStrategy, EventsV1Strategy
 from kapi.registry.types.leases import LeaseStrategy
 from kapi.registry.types.namespaces import NamespaceStrategy
+from kapi.registry.types.schema import SchemaStrategy
 from kapi.registry.types.secrets import SecretStrategy
 from kapi.registry.types.serviceaccounts import ServiceAccountStrategy
 
@@ -26,7 +42,63 @@ _EVENT_FIELDS = (
     "type",
 )
 
-BUILTIN_TYPES: tuple[ResourceType, ...] = (
+_STATUS_VERBS = ("get", "patch", "update")
+
+
+def _schema(rt: ResourceType, scale: bool = False) -> ResourceType:
+    """Wrap the strategy with the kind's published schema."""
+    has_status = rt.subresource("status") is not None
+    paths = ScalePaths(default_replicas=1) if scale else None
+    strategy = SchemaStrategy(
+        rt.strategy, definition_name(rt.group, rt.version, rt.kind), has_status, paths
+    )
+    extra = {**rt.extra, "schema_name": definition_name(rt.group, rt.version, rt.kind)}
+    return ResourceType(**{**rt.__dict__, "strategy": strategy, "extra": extra})
+
+
+def _kind(
+    group: str,
+    version: str,
+    kind: str,
+    plural: str,
+    namespaced: bool,
+    short: tuple[str, ...] = (),
+    categories: tuple[str, ...] = (),
+    status: bool = False,
+    scale: bool = False,
+    strategy: Strategy | None = None,
+    **more,
+) -> ResourceType:
+    subs = []
+    if status:
+        subs.append(Subresource("status", kind))
+    if scale:
+        subs.append(Subresource("scale", "Scale", group="autoscaling", version="v1"))
+    rt = ResourceType(
+        group=group,
+        version=version,
+        kind=kind,
+        plural=plural,
+        singular=kind.lower(),
+        namespaced=namespaced,
+        strategy=strategy or Strategy(),
+        short_names=short,
+        categories=categories,
+        subresources=tuple(subs) + tuple(more.pop("subresources", ())),
+        **more,
+    )
+    return _schema(rt, scale)
+
+
+_ALL = ("all",)
+_EXT = ("api-extensions",)
+_NET = "networking.k8s.io"
+_RBAC = "rbac.authorization.k8s.io"
+_ADM = "admissionregistration.k8s.io"
+_STORAGE = "storage.k8s.io"
+_RESOURCE = "resource.k8s.io"
+
+_ORIGINAL: tuple[ResourceType, ...] = (
     ResourceType(
         group="",
         version="v1",
@@ -96,8 +168,15 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         short_names=("ev",),
         storage_group="",
         storage_resource="events",
-        field_selectors=("reason", "type", "reportingController", "regarding.kind",
-                         "regarding.name", "regarding.namespace", "regarding.uid"),
+        field_selectors=(
+            "reason",
+            "type",
+            "reportingController",
+            "regarding.kind",
+            "regarding.name",
+            "regarding.namespace",
+            "regarding.uid",
+        ),
     ),
     ResourceType(
         group="coordination.k8s.io",
@@ -107,5 +186,392 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         singular="lease",
         namespaced=True,
         strategy=LeaseStrategy(),
+    ),
+)
+
+
+BUILTIN_TYPES: tuple[ResourceType, ...] = (
+    *(_schema(rt) for rt in _ORIGINAL),
+    # core/v1
+    _kind(
+        "",
+        "v1",
+        "Endpoints",
+        "endpoints",
+        True,
+        ("ep",),
+        strategy=networking.EndpointsStrategy(),
+    ),
+    _kind("", "v1", "LimitRange", "limitranges", True, ("limits",)),
+    _kind(
+        "",
+        "v1",
+        "Node",
+        "nodes",
+        False,
+        ("no",),
+        status=True,
+        strategy=cluster.NodeStrategy(),
+    ),
+    _kind(
+        "",
+        "v1",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        True,
+        ("pvc",),
+        status=True,
+        strategy=cluster.PersistentVolumeClaimStrategy(),
+    ),
+    _kind(
+        "",
+        "v1",
+        "PersistentVolume",
+        "persistentvolumes",
+        False,
+        ("pv",),
+        status=True,
+        strategy=cluster.PersistentVolumeStrategy(),
+    ),
+    _kind(
+        "",
+        "v1",
+        "Pod",
+        "pods",
+        True,
+        ("po",),
+        _ALL,
+        status=True,
+        strategy=workloads.PodStrategy(),
+        field_selectors=(
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName",
+        ),
+    ),
+    _kind("", "v1", "PodTemplate", "podtemplates", True),
+    _kind(
+        "",
+        "v1",
+        "ReplicationController",
+        "replicationcontrollers",
+        True,
+        ("rc",),
+        _ALL,
+        status=True,
+        scale=True,
+        strategy=workloads.ReplicationControllerStrategy(),
+    ),
+    _kind("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",), status=True),
+    _kind(
+        "",
+        "v1",
+        "Service",
+        "services",
+        True,
+        ("svc",),
+        _ALL,
+        status=True,
+        strategy=networking.ServiceStrategy(),
+        name_rule="label",
+    ),
+    # admissionregistration.k8s.io/v1
+    _kind(
+        _ADM,
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        False,
+        (),
+        _EXT,
+    ),
+    _kind(
+        _ADM,
+        "v1",
+        "ValidatingAdmissionPolicy",
+        "validatingadmissionpolicies",
+        False,
+        (),
+        _EXT,
+        status=True,
+    ),
+    _kind(
+        _ADM,
+        "v1",
+        "ValidatingAdmissionPolicyBinding",
+        "validatingadmissionpolicybindings",
+        False,
+        (),
+        _EXT,
+    ),
+    _kind(
+        _ADM,
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        False,
+        (),
+        _EXT,
+    ),
+    # apiextensions.k8s.io/v1
+    _kind(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        False,
+        ("crd", "crds"),
+        _EXT,
+        status=True,
+        strategy=CustomResourceDefinitionStrategy(),
+    ),
+    # apiregistration.k8s.io/v1
+    _kind(
+        "apiregistration.k8s.io",
+        "v1",
+        "APIService",
+        "apiservices",
+        False,
+        (),
+        _EXT,
+        status=True,
+    ),
+    # apps/v1
+    _kind("apps", "v1", "ControllerRevision", "controllerrevisions", True),
+    _kind(
+        "apps",
+        "v1",
+        "DaemonSet",
+        "daemonsets",
+        True,
+        ("ds",),
+        _ALL,
+        status=True,
+        strategy=workloads.DaemonSetStrategy(),
+    ),
+    _kind(
+        "apps",
+        "v1",
+        "Deployment",
+        "deployments",
+        True,
+        ("deploy",),
+        _ALL,
+        status=True,
+        scale=True,
+        strategy=workloads.DeploymentStrategy(),
+    ),
+    _kind(
+        "apps",
+        "v1",
+        "ReplicaSet",
+        "replicasets",
+        True,
+        ("rs",),
+        _ALL,
+        status=True,
+        scale=True,
+        strategy=workloads.ReplicaSetStrategy(),
+    ),
+    _kind(
+        "apps",
+        "v1",
+        "StatefulSet",
+        "statefulsets",
+        True,
+        ("sts",),
+        _ALL,
+        status=True,
+        scale=True,
+        strategy=workloads.StatefulSetStrategy(),
+    ),
+    # autoscaling
+    _kind(
+        "autoscaling",
+        "v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        True,
+        ("hpa",),
+        _ALL,
+        status=True,
+        strategy=cluster.HorizontalPodAutoscalerStrategy(),
+    ),
+    # batch/v1
+    _kind(
+        "batch",
+        "v1",
+        "CronJob",
+        "cronjobs",
+        True,
+        ("cj",),
+        _ALL,
+        status=True,
+        strategy=workloads.CronJobStrategy(),
+    ),
+    _kind(
+        "batch",
+        "v1",
+        "Job",
+        "jobs",
+        True,
+        (),
+        _ALL,
+        status=True,
+        strategy=workloads.JobStrategy(),
+        field_selectors=("status.successful",),
+    ),
+    # certificates.k8s.io/v1
+    _kind(
+        "certificates.k8s.io",
+        "v1",
+        "CertificateSigningRequest",
+        "certificatesigningrequests",
+        False,
+        ("csr",),
+        status=True,
+        subresources=(Subresource("approval", "CertificateSigningRequest"),),
+        field_selectors=("spec.signerName",),
+    ),
+    # discovery.k8s.io/v1
+    _kind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    # flowcontrol.apiserver.k8s.io/v1
+    _kind(
+        "flowcontrol.apiserver.k8s.io",
+        "v1",
+        "FlowSchema",
+        "flowschemas",
+        False,
+        status=True,
+    ),
+    _kind(
+        "flowcontrol.apiserver.k8s.io",
+        "v1",
+        "PriorityLevelConfiguration",
+        "prioritylevelconfigurations",
+        False,
+        status=True,
+    ),
+    # networking.k8s.io/v1
+    _kind(
+        _NET,
+        "v1",
+        "IngressClass",
+        "ingressclasses",
+        False,
+        strategy=networking.IngressClassStrategy(),
+    ),
+    _kind(
+        _NET,
+        "v1",
+        "Ingress",
+        "ingresses",
+        True,
+        ("ing",),
+        status=True,
+        strategy=networking.IngressStrategy(),
+    ),
+    _kind(_NET, "v1", "IPAddress", "ipaddresses", False, ("ip",)),
+    _kind(
+        _NET,
+        "v1",
+        "NetworkPolicy",
+        "networkpolicies",
+        True,
+        ("netpol",),
+        strategy=networking.NetworkPolicyStrategy(),
+    ),
+    _kind(_NET, "v1", "ServiceCIDR", "servicecidrs", False, status=True),
+    # node.k8s.io/v1
+    _kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", False),
+    # policy/v1
+    _kind(
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        True,
+        ("pdb",),
+        status=True,
+        strategy=cluster.PodDisruptionBudgetStrategy(),
+    ),
+    # rbac.authorization.k8s.io/v1
+    _kind(
+        _RBAC,
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        False,
+        strategy=cluster.RoleBindingStrategy(),
+        name_rule="path-segment",
+    ),
+    _kind(
+        _RBAC,
+        "v1",
+        "ClusterRole",
+        "clusterroles",
+        False,
+        strategy=cluster.ClusterRoleStrategy(),
+        name_rule="path-segment",
+    ),
+    _kind(
+        _RBAC,
+        "v1",
+        "RoleBinding",
+        "rolebindings",
+        True,
+        strategy=cluster.RoleBindingStrategy(),
+        name_rule="path-segment",
+    ),
+    _kind(
+        _RBAC,
+        "v1",
+        "Role",
+        "roles",
+        True,
+        strategy=cluster.RoleStrategy(),
+        name_rule="path-segment",
+    ),
+    # resource.k8s.io/v1
+    _kind(_RESOURCE, "v1", "DeviceClass", "deviceclasses", False),
+    _kind(_RESOURCE, "v1", "ResourceClaim", "resourceclaims", True, status=True),
+    _kind(_RESOURCE, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True),
+    _kind(_RESOURCE, "v1", "ResourceSlice", "resourceslices", False),
+    # scheduling.k8s.io/v1
+    _kind(
+        "scheduling.k8s.io",
+        "v1",
+        "PriorityClass",
+        "priorityclasses",
+        False,
+        ("pc",),
+        strategy=cluster.PriorityClassStrategy(),
+    ),
+    # storage.k8s.io/v1
+    _kind(_STORAGE, "v1", "CSIDriver", "csidrivers", False),
+    _kind(_STORAGE, "v1", "CSINode", "csinodes", False),
+    _kind(_STORAGE, "v1", "CSIStorageCapacity", "csistoragecapacities", True),
+    _kind(
+        _STORAGE,
+        "v1",
+        "StorageClass",
+        "storageclasses",
+        False,
+        ("sc",),
+        strategy=cluster.StorageClassStrategy(),
+    ),
+    _kind(_STORAGE, "v1", "VolumeAttachment", "volumeattachments", False, status=True),
+    _kind(
+        _STORAGE,
+        "v1",
+        "VolumeAttributesClass",
+        "volumeattributesclasses",
+        False,
+        ("vac",),
     ),
 )

@@ -44,7 +44,7 @@ class ResourceType:
     plural: str
     singular: str
     namespaced: bool
-    strategy: "Strategy"
+    strategy: Strategy
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = DEFAULT_VERBS

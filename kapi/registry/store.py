@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import secrets
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kapi import errors
@@ -46,7 +46,7 @@ _MODIFIED = "the object has been modified; please apply your changes to the late
 
 
 def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _random_suffix(n: int = 5) -> str:
@@ -56,6 +56,12 @@ def _random_suffix(n: int = 5) -> str:
 def _content(obj: Object) -> Object:
     """What ``generation`` tracks: everything but metadata and status."""
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def _core(rt: ResourceType) -> bool:
+    """Whether kube's core rule for unqualified finalizer names applies (not to
+    CRDs and custom resources, which apiextensions validates generically)."""
+    return rt.group != "apiextensions.k8s.io" and "crd" not in rt.extra
 
 
 def _without_version(obj: Object) -> Object:
@@ -158,7 +164,9 @@ class Registry(PatchMixin):
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
             meta["name"] = meta["generateName"] + _random_suffix()
-        causes = validate_object_meta(meta, namespaced=rt.namespaced, name_rule=rt.name_rule)
+        causes = validate_object_meta(
+            meta, namespaced=rt.namespaced, name_rule=rt.name_rule, core_finalizers=_core(rt)
+        )
         causes += rt.strategy.validate(obj)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
@@ -308,7 +316,7 @@ class Registry(PatchMixin):
             meta["resourceVersion"] = cur_meta["resourceVersion"]
         if options is not None:
             manage_fields(rt, current, new, options)
-        causes = validate_object_meta_update(meta, cur_meta)
+        causes = validate_object_meta_update(meta, cur_meta, core_finalizers=_core(rt))
         causes += rt.strategy.validate_update(new, current)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)

@@ -8,7 +8,7 @@ object it is given.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kapi.errors import Cause
@@ -94,7 +94,7 @@ def object_age(obj: Object, now: datetime | None = None) -> str:
     created = parse_time((obj.get("metadata") or {}).get("creationTimestamp"))
     if created is None:
         return "<unknown>"
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     return human_duration((now - created).total_seconds())
 
 

@@ -107,6 +107,13 @@ class Storage(ABC):
         """A resourceVersion at or after every write acknowledged so far, such
         that no write at or below it is still in flight."""
 
+    def latest_change_revision(self, group: str, resource: str) -> int:
+        """A number that changes whenever an object of (group, resource) is created,
+        changed or deleted (the newest change's resourceVersion). Cheap: callers
+        poll it to keep caches such as the CRD-built catalog fresh."""
+        page = self.list(ListQuery(group=group, resource=resource))
+        return hash(tuple(int(o["metadata"]["resourceVersion"]) for o in page.items))
+
     def guaranteed_update(
         self,
         key: Key,

@@ -189,6 +189,15 @@ class PostgresStorage(Storage):
         self.get(key)  # raises KeyNotFound
         raise ResourceVersionConflict(key)
 
+    def latest_change_revision(self, group: str, resource: str) -> int:
+        with connection.cursor() as cur:
+            cur.execute(
+                'SELECT coalesce(max(resource_version), 0) FROM kapi_change WHERE "group" = %s AND resource = %s',
+                [group, resource],
+            )
+            (revision,) = cur.fetchone()
+        return int(revision)
+
     def current_revision(self) -> int:
         with connection.cursor() as cur:
             cur.execute("SELECT kapi_rv_horizon()")

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kapi.registry.strategy import Column, NAME_COLUMN, Object, Strategy, object_age, parse_time
+from kapi.registry.strategy import (
+    NAME_COLUMN,
+    Column,
+    Object,
+    Strategy,
+    object_age,
+    parse_time,
+)
 
 __all__ = ["EventStrategy", "EventsV1Strategy"]
 

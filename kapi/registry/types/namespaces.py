@@ -6,7 +6,7 @@ from kapi import errors
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
 
-__all__ = ["NamespaceStrategy", "PROTECTED_NAMESPACES"]
+__all__ = ["PROTECTED_NAMESPACES", "NamespaceStrategy"]
 
 #: Namespaces that exist from the start and cannot be deleted.
 PROTECTED_NAMESPACES = ("default", "kube-system", "kube-public")

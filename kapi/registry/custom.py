@@ -1,0 +1,246 @@
+"""Custom resources: ``ResourceType``s built from CustomResourceDefinition objects.
+
+One type per served version of each established CRD. All versions of a CRD
+share one storage (``group``/``plural``); conversion strategy ``None`` only
+rewrites ``apiVersion`` on the way in and out. ``CustomResourceStrategy``
+prunes, defaults and validates against the version's ``openAPIV3Schema``
+(``jsonschema`` plus CEL rules), keeps status behind the ``/status``
+subresource when the CRD has one, and prints ``additionalPrinterColumns``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from datetime import UTC
+from typing import Any
+
+from kapi import errors
+from kapi.errors import Cause
+from kapi.registry.resource import DEFAULT_VERBS, ResourceType, Subresource
+from kapi.registry.scale import ScalePaths
+from kapi.registry.schemavalidation import schema_causes, validator_for_schema
+from kapi.registry.strategy import (
+    AGE_COLUMN,
+    NAME_COLUMN,
+    Column,
+    Object,
+    Strategy,
+    human_duration,
+    parse_time,
+)
+from kapi.registry.structural import apply_defaults, cel_causes, prune
+
+__all__ = ["CustomResourceStrategy", "json_path_value", "types_for_crd"]
+
+_SEGMENT = re.compile(
+    r"\.([^.\[]+)|\[(\d+)\]|\[\?\(@\.([\w.]+)==[\"']([^\"']*)[\"']\)\]"
+)
+
+
+def json_path_value(obj: Any, path: str) -> Any:
+    """A kubectl JSONPath (``.spec.replicas``, ``.status.conditions[?(@.type=="Ready")].status``)."""
+    text = path.strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    node = obj
+    for match in _SEGMENT.finditer(text):
+        key, index, filter_key, filter_value = match.groups()
+        if key is not None:
+            node = node.get(key) if isinstance(node, dict) else None
+        elif index is not None:
+            node = (
+                node[int(index)]
+                if isinstance(node, list) and int(index) < len(node)
+                else None
+            )
+        else:
+            found = None
+            for item in node if isinstance(node, list) else ():
+                value = item
+                for part in filter_key.split("."):
+                    value = value.get(part) if isinstance(value, dict) else None
+                if str(value) == filter_value:
+                    found = item
+                    break
+            node = found
+        if node is None:
+            return None
+    return node
+
+
+class CustomResourceStrategy(Strategy):
+    def __init__(self, crd: Object, version: Object) -> None:
+        spec = crd.get("spec") or {}
+        self.crd_name = (crd.get("metadata") or {}).get("name", "")
+        self.terminating = bool((crd.get("metadata") or {}).get("deletionTimestamp"))
+        self.group = spec.get("group", "")
+        self.storage_version = next(
+            (v["name"] for v in spec.get("versions") or () if v.get("storage")),
+            version["name"],
+        )
+        self.schema: dict = (version.get("schema") or {}).get("openAPIV3Schema") or {
+            "type": "object"
+        }
+        self.validator = validator_for_schema(self.schema)
+        subresources = version.get("subresources") or {}
+        self.status_subresource = "status" in subresources
+        scale = subresources.get("scale")
+        self.scale = (
+            ScalePaths(
+                spec_replicas=scale.get("specReplicasPath", ".spec.replicas"),
+                status_replicas=scale.get("statusReplicasPath", ".status.replicas"),
+                label_selector=scale.get("labelSelectorPath") or "",
+            )
+            if scale is not None
+            else None
+        )
+        self.columns = list(version.get("additionalPrinterColumns") or ())
+        self.allow_create_on_update = False
+        self.allow_unconditional_update = False
+
+    # -- writes ------------------------------------------------------------------------
+    def prune(self, obj: Object) -> list[str]:
+        """Drop fields the schema does not describe; their paths. MUTATES ``obj``."""
+        return prune(obj, self.schema, crd=True)
+
+    def _shape(self, obj: Object) -> None:
+        self.prune(obj)
+        apply_defaults(obj, self.schema)
+
+    def prepare_for_create(self, obj: Object) -> None:
+        """Prune and default; with a status subresource, status starts empty. MUTATES."""
+        if self.terminating:
+            raise errors.StatusError(
+                errors.status_failure(
+                    405,
+                    "MethodNotAllowed",
+                    "create not allowed while custom resource definition is terminating",
+                )
+            )
+        if self.status_subresource:
+            obj.pop("status", None)
+        self._shape(obj)
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        super().prepare_for_update(obj, old)
+        self._shape(obj)
+
+    def prepare_for_status_update(self, obj: Object, old: Object) -> None:
+        super().prepare_for_status_update(obj, old)
+        self._shape(obj)
+
+    def validate(self, obj: Object) -> list[Cause]:
+        body = {**obj, "metadata": {}}
+        causes = schema_causes(self.validator, body)
+        return causes + cel_causes(body, None, self.schema)
+
+    def validate_update(self, obj: Object, old: Object) -> list[Cause]:
+        body = {**obj, "metadata": {}}
+        old_body = {**old, "metadata": {}}
+        causes = schema_causes(self.validator, body)
+        return causes + cel_causes(body, old_body, self.schema)
+
+    # -- versions ------------------------------------------------------------------------
+    def to_storage(self, obj: Object, version: str) -> Object:
+        obj["apiVersion"] = f"{self.group}/{self.storage_version}"
+        return obj
+
+    def from_storage(self, obj: Object, version: str) -> Object:
+        obj["apiVersion"] = f"{self.group}/{version}"
+        return obj
+
+    # -- tables ----------------------------------------------------------------------------
+    def table_definition(self) -> list[Column]:
+        if not self.columns:
+            return [NAME_COLUMN, AGE_COLUMN]
+        return [
+            NAME_COLUMN,
+            *(
+                Column(
+                    c.get("name", ""),
+                    type=c.get("type", "string"),
+                    description=c.get("description", ""),
+                    priority=int(c.get("priority") or 0),
+                    format=c.get("format", ""),
+                )
+                for c in self.columns
+            ),
+        ]
+
+    def table_row_cells(self, obj: Object) -> list[Any]:
+        name = (obj.get("metadata") or {}).get("name", "")
+        if not self.columns:
+            return super().table_row_cells(obj)
+        cells: list[Any] = [name]
+        for column in self.columns:
+            value = json_path_value(obj, column.get("jsonPath", ""))
+            if column.get("type") == "date" and isinstance(value, str):
+                when = parse_time(value)
+                if when is not None:
+                    from datetime import datetime
+
+                    value = human_duration((datetime.now(UTC) - when).total_seconds())
+            elif isinstance(value, (dict, list)):
+                import orjson
+
+                value = orjson.dumps(value).decode()
+            cells.append(value)
+        return cells
+
+
+def types_for_crd(crd: Object) -> list[ResourceType]:
+    """The served ``ResourceType``s of one CRD (none until it is established)."""
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    conditions = {
+        c.get("type"): c.get("status")
+        for c in (crd.get("status") or {}).get("conditions") or ()
+    }
+    if (
+        conditions.get("Established") != "True"
+        or not names.get("plural")
+        or not names.get("kind")
+    ):
+        return []
+    out = []
+    for version in spec.get("versions") or ():
+        if not version.get("served"):
+            continue
+        strategy = CustomResourceStrategy(crd, version)
+        subresources = []
+        if strategy.status_subresource:
+            subresources.append(Subresource("status", names["kind"]))
+        if strategy.scale is not None:
+            subresources.append(
+                Subresource("scale", "Scale", group="autoscaling", version="v1")
+            )
+        selectable = tuple(
+            f["jsonPath"].lstrip(".")
+            for f in version.get("selectableFields") or ()
+            if f.get("jsonPath")
+        )
+        out.append(
+            ResourceType(
+                group=spec["group"],
+                version=version["name"],
+                kind=names["kind"],
+                plural=names["plural"],
+                singular=names.get("singular") or names["kind"].lower(),
+                namespaced=spec.get("scope") == "Namespaced",
+                strategy=strategy,
+                short_names=tuple(names.get("shortNames") or ()),
+                categories=tuple(names.get("categories") or ()),
+                verbs=DEFAULT_VERBS,
+                subresources=tuple(subresources),
+                field_selectors=selectable,
+                storage_group=spec["group"],
+                storage_resource=names["plural"],
+                extra={
+                    "crd": strategy.crd_name,
+                    "openapi_schema": copy.deepcopy(strategy.schema),
+                    "list_kind": names.get("listKind") or f"{names['kind']}List",
+                },
+            )
+        )
+    return out

@@ -1,0 +1,392 @@
+"""Structural schemas: pruning, defaulting and ``x-kubernetes-validations`` (CEL).
+
+The walkers here follow one schema node per object node, the way
+apiextensions-apiserver's ``structuralschema`` package does:
+
+* ``prune`` drops fields no schema describes (unless
+  ``x-kubernetes-preserve-unknown-fields``) and reports their paths, so that
+  ``fieldValidation=Strict`` can refuse them;
+* ``apply_defaults`` fills ``default:`` values into missing fields;
+* ``cel_causes`` evaluates ``x-kubernetes-validations`` rules with the
+  ``common-expression-language`` package (``oldSelf`` rules only on update);
+* ``structural_causes`` checks a CRD schema is structural.
+
+Built-in definitions use ``$ref``; ``resolve`` follows them. An object node with
+neither ``properties`` nor ``additionalProperties`` is kept whole in a built-in
+schema (``RawExtension``) and pruned to nothing in a CRD schema, as kube does.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+from kapi.errors import Cause
+from kapi.registry.definitions import definitions
+
+__all__ = [
+    "apply_defaults",
+    "cel_causes",
+    "compile_rules",
+    "prune",
+    "resolve",
+    "structural_causes",
+]
+
+Schema = dict[str, Any]
+_DEFS = "#/$defs/"
+
+
+def resolve(schema: Schema) -> Schema:
+    """Follow a built-in ``$ref`` (possibly wrapped in ``allOf``) to its definition."""
+    seen = 0
+    while isinstance(schema, dict) and seen < 8:
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_DEFS):
+            schema = definitions()[ref[len(_DEFS) :]]
+        elif isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+            schema = schema["allOf"][0]
+        else:
+            break
+        seen += 1
+    return schema
+
+
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+def prune(
+    obj: Any, schema: Schema, crd: bool, path: str = "", root: bool = True
+) -> list[str]:
+    """Remove unknown fields from ``obj`` in place; returns their paths. MUTATES ``obj``."""
+    unknown: list[str] = []
+    _prune(obj, schema, crd, path, unknown, root)
+    return unknown
+
+
+def _prune(
+    obj: Any, schema: Schema, crd: bool, path: str, unknown: list[str], root: bool
+) -> None:
+    schema = resolve(schema)
+    if not isinstance(schema, dict):
+        return
+    if isinstance(obj, dict):
+        if root or schema.get("x-kubernetes-embedded-resource"):
+            meta = obj.get("metadata")
+            if isinstance(meta, dict):
+                _prune(
+                    meta,
+                    definitions()[_OBJECT_META],
+                    False,
+                    _join(path, "metadata"),
+                    unknown,
+                    False,
+                )
+        if (
+            schema.get("x-kubernetes-preserve-unknown-fields")
+            and "properties" not in schema
+        ):
+            return
+        props = schema.get("properties")
+        additional = schema.get("additionalProperties")
+        if props is None and additional is None:
+            if crd and not schema.get("x-kubernetes-preserve-unknown-fields"):
+                for key in list(obj):
+                    unknown.append(_join(path, key))
+                    del obj[key]
+            return
+        keep_meta = root or schema.get("x-kubernetes-embedded-resource")
+        for key in list(obj):
+            if keep_meta and key in ("apiVersion", "kind", "metadata"):
+                continue
+            sub = (props or {}).get(key)
+            if sub is None and isinstance(additional, dict):
+                sub = additional
+            if sub is None:
+                if additional is True or schema.get(
+                    "x-kubernetes-preserve-unknown-fields"
+                ):
+                    continue
+                unknown.append(_join(path, key))
+                del obj[key]
+                continue
+            _prune(obj[key], sub, crd, _join(path, key), unknown, False)
+    elif isinstance(obj, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for index, item in enumerate(obj):
+                _prune(item, items, crd, f"{path}[{index}]", unknown, False)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def apply_defaults(obj: Any, schema: Schema) -> None:
+    """Fill ``default:`` values into missing fields of ``obj``. MUTATES ``obj``."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(obj, dict):
+        props = schema.get("properties") or {}
+        for key, sub in props.items():
+            if key not in obj and isinstance(sub, dict) and "default" in sub:
+                obj[key] = copy.deepcopy(sub["default"])
+        for key, value in obj.items():
+            sub = props.get(key)
+            if sub is None and isinstance(schema.get("additionalProperties"), dict):
+                sub = schema["additionalProperties"]
+            if sub is not None:
+                apply_defaults(value, sub)
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        for item in obj:
+            apply_defaults(item, schema["items"])
+
+
+# -- CEL -------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(rule: str):
+    import cel
+
+    return cel.compile(rule)
+
+
+def compile_rules(schema: Schema, path: str) -> list[Cause]:
+    """Compile every ``x-kubernetes-validations`` rule of a CRD schema; causes for
+    those that do not compile (the CRD is refused)."""
+    causes: list[Cause] = []
+
+    def walk(node: Any, where: str) -> None:
+        if not isinstance(node, dict):
+            return
+        for index, rule in enumerate(node.get("x-kubernetes-validations") or ()):
+            at = f"{where}.x-kubernetes-validations[{index}]"
+            text = rule.get("rule") if isinstance(rule, dict) else None
+            if not isinstance(text, str) or not text:
+                causes.append(
+                    Cause("FieldValueRequired", "Required value", f"{at}.rule")
+                )
+                continue
+            try:
+                _compiled(text)
+            except Exception as exc:  # noqa: BLE001 - the library raises ValueError/RuntimeError
+                causes.append(
+                    Cause(
+                        "FieldValueInvalid",
+                        f"Invalid value: {text!r}: compilation failed: {exc}",
+                        f"{at}.rule",
+                    )
+                )
+        for key, sub in (node.get("properties") or {}).items():
+            walk(sub, f"{where}.properties[{key}]")
+        for key in ("items", "additionalProperties"):
+            if isinstance(node.get(key), dict):
+                walk(node[key], f"{where}.{key}")
+
+    walk(schema, path)
+    return causes
+
+
+def _to_cel(value: Any) -> Any:
+    return value
+
+
+def cel_causes(obj: Any, old: Any, schema: Schema, path: str = "") -> list[Cause]:
+    """Evaluate the ``x-kubernetes-validations`` rules of ``schema`` on ``obj``.
+    Rules naming ``oldSelf`` run only where an old value exists. Does not mutate."""
+    causes: list[Cause] = []
+    _cel_walk(obj, old, schema, path, causes)
+    return causes
+
+
+def _cel_walk(
+    obj: Any, old: Any, schema: Schema, path: str, causes: list[Cause]
+) -> None:
+    if not isinstance(schema, dict) or obj is None:
+        return
+    for rule in schema.get("x-kubernetes-validations") or ():
+        text = rule.get("rule", "")
+        if "oldSelf" in text and old is None and not rule.get("optionalOldSelf"):
+            continue
+        _evaluate(rule, obj, old, path, causes)
+    if isinstance(obj, dict):
+        props = schema.get("properties") or {}
+        additional = schema.get("additionalProperties")
+        for key, value in obj.items():
+            sub = props.get(key)
+            if sub is None and isinstance(additional, dict):
+                sub = additional
+            if sub is not None:
+                old_value = old.get(key) if isinstance(old, dict) else None
+                _cel_walk(value, old_value, sub, _join(path, key), causes)
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        for index, item in enumerate(obj):
+            # kube correlates list items for oldSelf only in map lists; we do by index.
+            old_item = (
+                old[index] if isinstance(old, list) and index < len(old) else None
+            )
+            _cel_walk(item, old_item, schema["items"], f"{path}[{index}]", causes)
+
+
+def _evaluate(rule: dict, obj: Any, old: Any, path: str, causes: list[Cause]) -> None:
+    import cel
+
+    text = rule.get("rule", "")
+    field = path
+    if rule.get("fieldPath"):
+        field = (
+            path + rule["fieldPath"]
+            if rule["fieldPath"].startswith((".", "["))
+            else _join(path, rule["fieldPath"])
+        )
+    context = cel.Context()
+    context.add_variable("self", _to_cel(obj))
+    if old is not None:
+        context.add_variable("oldSelf", _to_cel(old))
+    try:
+        ok = _compiled(text).execute(context)
+    except Exception as exc:  # noqa: BLE001 - evaluation errors are the rule's failure
+        causes.append(
+            Cause("FieldValueInvalid", f'Invalid value: "object": {exc}', field)
+        )
+        return
+    if ok is True:
+        return
+    message = rule.get("message") or f"failed rule: {text}"
+    if rule.get("messageExpression"):
+        try:
+            message = str(_compiled(rule["messageExpression"]).execute(context))
+        except Exception:  # noqa: BLE001 - fall back to the static message
+            pass
+    reason = rule.get("reason") or "FieldValueInvalid"
+    prefix = {
+        "FieldValueForbidden": "Forbidden",
+        "FieldValueRequired": "Required value",
+        "FieldValueDuplicate": "Duplicate value",
+    }.get(reason)
+    if prefix is None:
+        kind = (
+            "object"
+            if isinstance(obj, dict)
+            else "array"
+            if isinstance(obj, list)
+            else None
+        )
+        shown = (
+            f'"{kind}"'
+            if kind
+            else (
+                '"' + obj + '"'
+                if isinstance(obj, str)
+                else str(obj).lower()
+                if isinstance(obj, bool)
+                else str(obj)
+            )
+        )
+        causes.append(Cause(reason, f"Invalid value: {shown}: {message}", field))
+    else:
+        causes.append(Cause(reason, f"{prefix}: {message}", field))
+
+
+# -- structural check --------------------------------------------------------------
+
+_FORBIDDEN = (
+    "$ref",
+    "definitions",
+    "dependencies",
+    "additionalItems",
+    "patternProperties",
+    "id",
+    "$schema",
+)
+
+
+def structural_causes(schema: Any, path: str) -> list[Cause]:
+    """Why a CRD's ``openAPIV3Schema`` is not structural (kube's wording)."""
+    causes: list[Cause] = []
+    if not isinstance(schema, dict):
+        return [
+            Cause("FieldValueRequired", "Required value: schemas are required", path)
+        ]
+    if schema.get("type") != "object":
+        causes.append(
+            Cause(
+                "FieldValueInvalid",
+                f'Invalid value: "{schema.get("type", "")}": must be object at the root',
+                f"{path}.type",
+            )
+        )
+    _structural(schema, path, causes, root=True)
+    return causes
+
+
+def _structural(node: dict, path: str, causes: list[Cause], root: bool = False) -> None:
+    for key in _FORBIDDEN:
+        if key in node:
+            causes.append(
+                Cause(
+                    "FieldValueForbidden",
+                    f"Forbidden: {key} is not supported",
+                    f"{path}.{key}",
+                )
+            )
+    exempt = node.get("x-kubernetes-int-or-string") or node.get(
+        "x-kubernetes-preserve-unknown-fields"
+    )
+    if not node.get("type") and not exempt:
+        causes.append(
+            Cause(
+                "FieldValueRequired",
+                "Required value: must not be empty for specified object fields",
+                f"{path}.type",
+            )
+        )
+    if (
+        "properties" in node
+        and isinstance(node.get("additionalProperties"), (dict, bool))
+        and node["additionalProperties"] is not False
+    ):
+        causes.append(
+            Cause(
+                "FieldValueForbidden",
+                "Forbidden: additionalProperties and properties are mutual exclusive",
+                f"{path}.additionalProperties",
+            )
+        )
+    if node.get("type") == "array" and not isinstance(node.get("items"), dict):
+        causes.append(
+            Cause(
+                "FieldValueRequired",
+                "Required value: must be specified",
+                f"{path}.items",
+            )
+        )
+    for key, sub in (node.get("properties") or {}).items():
+        if isinstance(sub, dict):
+            if root and key == "metadata":
+                extra = set(sub.get("properties") or {}) - {"name", "generateName"}
+                if extra:
+                    causes.append(
+                        Cause(
+                            "FieldValueForbidden",
+                            "Forbidden: must not specify anything other than name and generateName",
+                            f"{path}.properties[metadata]",
+                        )
+                    )
+                continue
+            _structural(sub, f"{path}.properties[{key}]", causes)
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            _structural(node[key], f"{path}.{key}", causes)
+    for key in ("allOf", "anyOf", "oneOf"):
+        for index, sub in enumerate(node.get(key) or ()):
+            if isinstance(sub, dict) and sub.get("default") is not None:
+                causes.append(
+                    Cause(
+                        "FieldValueForbidden",
+                        "Forbidden: must not be set inside logical junctors",
+                        f"{path}.{key}[{index}].default",
+                    )
+                )

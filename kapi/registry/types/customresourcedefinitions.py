@@ -1,0 +1,328 @@
+"""CustomResourceDefinition: validation of the definition and its status.
+
+A CRD is refused (422 with kube's field paths) unless its names, scope and
+versions are consistent and every version's ``openAPIV3Schema`` is structural
+with CEL rules that compile. An accepted CRD is served at once, so the strategy
+writes ``NamesAccepted`` and ``Established`` itself (there is no separate
+controller to wait for) and adds the ``customresourcecleanup.apiextensions.k8s.io``
+finalizer that the workers run on delete (``kapi.registry.crdcleanup``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from kapi.errors import Cause
+from kapi.registry.strategy import Column, Object, Strategy
+from kapi.registry.structural import compile_rules, structural_causes
+
+__all__ = ["CLEANUP_FINALIZER", "CustomResourceDefinitionStrategy"]
+
+CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+)
+_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+def now_rfc3339() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _conditions(obj: Object, old_status: dict[str, Any]) -> list[dict[str, Any]]:
+    now = now_rfc3339()
+    previous = {c.get("type"): c for c in old_status.get("conditions") or ()}
+
+    def condition(kind: str, reason: str, message: str) -> dict[str, Any]:
+        before = previous.get(kind)
+        since = (
+            before["lastTransitionTime"]
+            if before and before.get("status") == "True"
+            else now
+        )
+        return {
+            "type": kind,
+            "status": "True",
+            "lastTransitionTime": since,
+            "reason": reason,
+            "message": message,
+        }
+
+    return [
+        condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+        condition(
+            "Established",
+            "InitialNamesAccepted",
+            "the initial names have been accepted",
+        ),
+    ]
+
+
+def _status(obj: Object, old_status: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec") or {}
+    names = dict(spec.get("names") or {})
+    names.setdefault("singular", str(names.get("kind", "")).lower())
+    names.setdefault("listKind", f"{names.get('kind', '')}List")
+    stored = list(old_status.get("storedVersions") or [])
+    for version in spec.get("versions") or ():
+        if version.get("storage") and version.get("name") not in stored:
+            stored.append(version["name"])
+    return {
+        "conditions": _conditions(obj, old_status),
+        "acceptedNames": names,
+        "storedVersions": stored,
+    }
+
+
+def _defaults(obj: Object) -> None:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    names = spec.get("names")
+    if isinstance(names, dict) and names.get("kind"):
+        names.setdefault("singular", names["kind"].lower())
+        names.setdefault("listKind", f"{names['kind']}List")
+    spec.setdefault("conversion", {"strategy": "None"})
+
+
+class CustomResourceDefinitionStrategy(Strategy):
+    status_subresource = True
+
+    def prepare_for_create(self, obj: Object) -> None:
+        """Default names and conversion, add the cleanup finalizer, accept the names
+        and establish. MUTATES ``obj``."""
+        _defaults(obj)
+        finalizers = obj["metadata"].setdefault("finalizers", [])
+        if CLEANUP_FINALIZER not in finalizers:
+            finalizers.append(CLEANUP_FINALIZER)
+        obj["status"] = _status(obj, {})
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        """Keep status but refresh names and stored versions. MUTATES ``obj``."""
+        super().prepare_for_update(obj, old)
+        _defaults(obj)
+        obj["status"] = _status(obj, old.get("status") or {})
+
+    def validate(self, obj: Object) -> list[Cause]:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return [Cause("FieldValueRequired", "Required value", "spec")]
+        causes: list[Cause] = []
+        group = spec.get("group") or ""
+        names = spec.get("names") or {}
+        plural = names.get("plural") or ""
+        if not group:
+            causes.append(Cause("FieldValueRequired", "Required value", "spec.group"))
+        elif not _DNS_SUBDOMAIN.match(group) or "." not in group:
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{group}": should be a domain with at least one dot',
+                    "spec.group",
+                )
+            )
+        name = (obj.get("metadata") or {}).get("name", "")
+        if plural and group and name != f"{plural}.{group}":
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{name}": must be spec.names.plural+"."+spec.group',
+                    "metadata.name",
+                )
+            )
+        for key in ("plural", "singular"):
+            value = names.get(key)
+            if key == "plural" and not value:
+                causes.append(
+                    Cause("FieldValueRequired", "Required value", "spec.names.plural")
+                )
+            elif value and not _DNS_LABEL.match(value):
+                causes.append(
+                    Cause(
+                        "FieldValueInvalid",
+                        f"Invalid value: \"{value}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'",
+                        f"spec.names.{key}",
+                    )
+                )
+        for key in ("kind", "listKind"):
+            value = names.get(key)
+            if key == "kind" and not value:
+                causes.append(
+                    Cause("FieldValueRequired", "Required value", "spec.names.kind")
+                )
+            elif value and not _KIND.match(value):
+                causes.append(
+                    Cause(
+                        "FieldValueInvalid",
+                        f'Invalid value: "{value}": may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?',
+                        f"spec.names.{key}",
+                    )
+                )
+        for index, short in enumerate(names.get("shortNames") or ()):
+            if not _DNS_LABEL.match(str(short)):
+                causes.append(
+                    Cause(
+                        "FieldValueInvalid",
+                        f'Invalid value: "{short}": a lowercase RFC 1123 label',
+                        f"spec.names.shortNames[{index}]",
+                    )
+                )
+        scope = spec.get("scope")
+        if scope not in ("Namespaced", "Cluster"):
+            causes.append(
+                Cause(
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{scope or ""}": supported values: "Cluster", "Namespaced"',
+                    "spec.scope",
+                )
+            )
+        strategy = (spec.get("conversion") or {}).get("strategy", "None")
+        if strategy != "None":
+            causes.append(
+                Cause(
+                    "FieldValueNotSupported",
+                    f'Unsupported value: "{strategy}": supported values: "None"',
+                    "spec.conversion.strategy",
+                )
+            )
+        causes += self._versions(spec.get("versions"))
+        return causes
+
+    def _versions(self, versions: Any) -> list[Cause]:
+        if not versions:
+            return [
+                Cause(
+                    "FieldValueInvalid",
+                    "Invalid value: []apiextensions.CustomResourceDefinitionVersion(nil): must have exactly one version marked as storage version",
+                    "spec.versions",
+                )
+            ]
+        causes: list[Cause] = []
+        seen: set[str] = set()
+        storage = 0
+        for index, version in enumerate(versions):
+            at = f"spec.versions[{index}]"
+            name = version.get("name") or ""
+            if not name:
+                causes.append(
+                    Cause("FieldValueRequired", "Required value", f"{at}.name")
+                )
+            elif not _DNS_LABEL.match(name):
+                causes.append(
+                    Cause(
+                        "FieldValueInvalid",
+                        f'Invalid value: "{name}": a DNS-1035 label',
+                        f"{at}.name",
+                    )
+                )
+            if name in seen:
+                causes.append(
+                    Cause(
+                        "FieldValueDuplicate",
+                        f'Duplicate value: "{name}"',
+                        f"{at}.name",
+                    )
+                )
+            seen.add(name)
+            storage += 1 if version.get("storage") else 0
+            schema = (version.get("schema") or {}).get("openAPIV3Schema")
+            path = f"{at}.schema.openAPIV3Schema"
+            if schema is None:
+                causes.append(
+                    Cause(
+                        "FieldValueRequired",
+                        "Required value: schemas are required",
+                        path,
+                    )
+                )
+                continue
+            causes += structural_causes(schema, path)
+            causes += compile_rules(schema, path)
+            scale = (version.get("subresources") or {}).get("scale")
+            if scale is not None:
+                for key in ("specReplicasPath", "statusReplicasPath"):
+                    if not str(scale.get(key) or "").startswith(
+                        ".spec" if key == "specReplicasPath" else ".status"
+                    ):
+                        causes.append(
+                            Cause(
+                                "FieldValueInvalid",
+                                f'Invalid value: "{scale.get(key, "")}": should be a json path under .{"spec" if key == "specReplicasPath" else "status"}',
+                                f"{at}.subresources.scale.{key}",
+                            )
+                        )
+            for col_index, column in enumerate(
+                version.get("additionalPrinterColumns") or ()
+            ):
+                cat = f"{at}.additionalPrinterColumns[{col_index}]"
+                if not column.get("name"):
+                    causes.append(
+                        Cause("FieldValueRequired", "Required value", f"{cat}.name")
+                    )
+                if not column.get("jsonPath"):
+                    causes.append(
+                        Cause("FieldValueRequired", "Required value", f"{cat}.jsonPath")
+                    )
+                if column.get("type") not in (
+                    "integer",
+                    "number",
+                    "string",
+                    "boolean",
+                    "date",
+                ):
+                    causes.append(
+                        Cause(
+                            "FieldValueNotSupported",
+                            f'Unsupported value: "{column.get("type", "")}": supported values: "boolean", "date", "integer", "number", "string"',
+                            f"{cat}.type",
+                        )
+                    )
+        if storage != 1:
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    "Invalid value: []apiextensions.CustomResourceDefinitionVersion{...}: must have exactly one version marked as storage version",
+                    "spec.versions",
+                )
+            )
+        return causes
+
+    def validate_update(self, obj: Object, old: Object) -> list[Cause]:
+        causes = self.validate(obj)
+        spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+        if spec.get("group") != old_spec.get("group"):
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{spec.get("group")}": field is immutable',
+                    "spec.group",
+                )
+            )
+        if (spec.get("names") or {}).get("plural") != (old_spec.get("names") or {}).get(
+            "plural"
+        ):
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    "Invalid value: field is immutable",
+                    "spec.names.plural",
+                )
+            )
+        return causes
+
+    def table_definition(self) -> list[Column]:
+        return [
+            super().table_definition()[0],
+            Column(
+                "Created At",
+                type="date",
+                description="CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ),
+        ]
+
+    def table_row_cells(self, obj: Object) -> list[Any]:
+        meta = obj.get("metadata") or {}
+        return [meta.get("name", ""), meta.get("creationTimestamp", "")]
