@@ -201,7 +201,6 @@ def _crd(kind: str, plural: str, short: list[str], schema: dict, columns: list[d
                 "singular": kind.lower(),
                 "listKind": f"{kind}List",
                 "shortNames": short,
-                "categories": ["all", "sync"],
             },
             "versions": [
                 {

@@ -189,6 +189,18 @@ class CustomResourceStrategy(Strategy):
         return cells
 
 
+def _with_object_meta(schema: dict) -> dict:
+    """The schema with ``apiVersion``, ``kind`` and ``metadata`` declared, as kube's
+    structural schemas always have them (else strict field validation calls them
+    unknown fields of every custom resource)."""
+    out = copy.deepcopy(schema)
+    props = out.setdefault("properties", {})
+    props.setdefault("apiVersion", {"type": "string"})
+    props.setdefault("kind", {"type": "string"})
+    props.setdefault("metadata", {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+    return out
+
+
 def types_for_crd(crd: Object) -> list[ResourceType]:
     """The served ``ResourceType``s of one CRD (none until it is established)."""
     spec = crd.get("spec") or {}
@@ -238,7 +250,7 @@ def types_for_crd(crd: Object) -> list[ResourceType]:
                 storage_resource=names["plural"],
                 extra={
                     "crd": strategy.crd_name,
-                    "openapi_schema": copy.deepcopy(strategy.schema),
+                    "openapi_schema": _with_object_meta(strategy.schema),
                     "list_kind": names.get("listKind") or f"{names['kind']}List",
                 },
             )
