@@ -9,7 +9,7 @@ into requests:
   resumed from suspend, or being deleted → reconcile it;
 * a GitRepository created or changed → fetch it;
 * an object labelled ``sync.kapi.dev/name`` deleted, or changed by a manager
-  other than ``kapi-sync`` (its newest managedFields entry is not ours) →
+  other than ``kapi-sync`` (another manager's managedFields entry is as new as ours) →
   drift: reconcile the owning Sync in full. All changes of one pass collapse
   into one request per Sync (the debounce).
 
@@ -39,9 +39,12 @@ def _drifted(meta: dict) -> bool:
     entries = meta.get("managedFields") or []
     if not entries:
         return True
-    newest = max(entries, key=lambda e: e.get("time") or "")
     ours = max((e.get("time") or "" for e in entries if e.get("manager") == FIELD_MANAGER), default="")
-    return newest.get("manager") != FIELD_MANAGER and (newest.get("time") or "") >= ours
+    # Times have one-second resolution: a tie counts as drift (at worst one
+    # reconcile that writes nothing).
+    return any(
+        e.get("manager") != FIELD_MANAGER and (e.get("time") or "") >= ours for e in entries
+    )
 
 
 def _resync() -> None:

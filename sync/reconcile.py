@@ -155,8 +155,11 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot check out {revision}: {exc}", revision)
     entries, problems = engine.plan(objects, namespace, name, spec.get("targetNamespace") or "")
-    progress(f"validating {len(entries)} objects")
-    problems += engine.validate(entries, namespace, name, registry)
+    if status.get("lastAppliedDigest") != digest or status.get("observedGeneration") != generation:
+        # Same input as the last successful apply needs no second dry-run
+        # (drift and requestedAt runs re-apply it; apply itself still validates).
+        progress(f"validating {len(entries)} objects")
+        problems += engine.validate(entries, namespace, name, registry)
     if problems:
         return fail("ValidationFailed", "; ".join(str(p) for p in problems[:20])
                     + (f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""), revision)
