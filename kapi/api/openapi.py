@@ -66,16 +66,30 @@ def _gvk(rt: ResourceType) -> list[dict]:
 
 
 def _param(name: str, where: str = "query", schema_type: str = "string") -> dict:
-    return {"name": name, "in": where, "schema": {"type": schema_type}, "uniqueItems": True}
+    return {
+        "name": name,
+        "in": where,
+        "schema": {"type": schema_type},
+        "uniqueItems": True,
+    }
 
 
 def _op(rt: ResourceType, action: str, params: tuple[str, ...], ref: str) -> dict:
     return {
         "operationId": f"{action}{rt.kind}",
         "parameters": [_param(p) for p in params],
-        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}},
+        "responses": {
+            "200": {
+                "description": "OK",
+                "content": {"application/json": {"schema": {"$ref": ref}}},
+            }
+        },
         "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
+        "x-kubernetes-group-version-kind": {
+            "group": rt.group,
+            "version": rt.version,
+            "kind": rt.kind,
+        },
     }
 
 
@@ -87,10 +101,22 @@ def _custom_schema(rt: ResourceType, prefix: str) -> dict:
     metadata reference to ObjectMeta added to the user's ``openAPIV3Schema``."""
     schema = dict(rt.extra["openapi_schema"])
     props = dict(schema.get("properties") or {})
-    props["apiVersion"] = {"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}
-    props["kind"] = {"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}
-    meta = {"description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
-    props["metadata"] = {**meta, "allOf": [{"$ref": prefix + _OBJECT_META}]} if prefix.startswith("#/components") else {**meta, "$ref": prefix + _OBJECT_META}
+    props["apiVersion"] = {
+        "type": "string",
+        "description": "APIVersion defines the versioned schema of this representation of an object.",
+    }
+    props["kind"] = {
+        "type": "string",
+        "description": "Kind is a string value representing the REST resource this object represents.",
+    }
+    meta = {
+        "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+    }
+    props["metadata"] = (
+        {**meta, "allOf": [{"$ref": prefix + _OBJECT_META}]}
+        if prefix.startswith("#/components")
+        else {**meta, "$ref": prefix + _OBJECT_META}
+    )
     schema["properties"] = props
     schema.setdefault("type", "object")
     return schema
@@ -102,10 +128,16 @@ def _schemas(types: list[ResourceType], prefix: str, v3: bool) -> dict:
     roots.append("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")
     if any("openapi_schema" in rt.extra for rt in types):
         roots.append(_OBJECT_META)
-    out = {name: to_openapi(definition(name), prefix, v3) for name in referenced_names(roots)}
+    out = {
+        name: to_openapi(definition(name), prefix, v3)
+        for name in referenced_names(roots)
+    }
     for rt in types:
         if "openapi_schema" in rt.extra:
-            out[schema_name(rt)] = {**_custom_schema(rt, prefix), "x-kubernetes-group-version-kind": _gvk(rt)}
+            out[schema_name(rt)] = {
+                **_custom_schema(rt, prefix),
+                "x-kubernetes-group-version-kind": _gvk(rt),
+            }
         elif schema_name(rt) not in out:
             out[schema_name(rt)] = {
                 "type": "object",
@@ -122,10 +154,17 @@ def _patch_op(rt: ResourceType, ref: str) -> dict:
     """PATCH with the patch types it accepts: kubectl reads
     ``application/strategic-merge-patch+json`` here (built-in kinds only, as kube)."""
     op = _op(rt, "patch", _COMMON_WRITE_PARAMS + ("force",), ref)
-    types = ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]
+    types = [
+        "application/apply-patch+yaml",
+        "application/json-patch+json",
+        "application/merge-patch+json",
+    ]
     if "crd" not in rt.extra:
         types.append("application/strategic-merge-patch+json")
-    op["requestBody"] = {"content": {t: {"schema": {"$ref": _PATCH}} for t in types}, "required": True}
+    op["requestBody"] = {
+        "content": {t: {"schema": {"$ref": _PATCH}} for t in types},
+        "required": True,
+    }
     return op
 
 
@@ -140,7 +179,9 @@ def _paths(rt: ResourceType) -> dict:
     if rt.supports("create"):
         collection["post"] = _op(rt, "post", _COMMON_WRITE_PARAMS, ref)
     if rt.supports("deletecollection"):
-        collection["delete"] = _op(rt, "deletecollection", _LIST_PARAMS + ("dryRun",), ref)
+        collection["delete"] = _op(
+            rt, "deletecollection", _LIST_PARAMS + ("dryRun",), ref
+        )
     if rt.supports("get"):
         item["get"] = _op(rt, "get", ("pretty",), ref)
     if rt.supports("update"):
@@ -148,11 +189,19 @@ def _paths(rt: ResourceType) -> dict:
     if rt.supports("patch"):
         item["patch"] = _patch_op(rt, ref)
     if rt.supports("delete"):
-        item["delete"] = _op(rt, "delete", ("dryRun", "gracePeriodSeconds", "propagationPolicy", "pretty"), ref)
+        item["delete"] = _op(
+            rt,
+            "delete",
+            ("dryRun", "gracePeriodSeconds", "propagationPolicy", "pretty"),
+            ref,
+        )
     ns_param = [_param("namespace", "path")] if rt.namespaced else []
     collection["parameters"] = ns_param
     item["parameters"] = [*ns_param, _param("name", "path")]
-    paths = {f"{prefix}/{rt.plural}": collection, f"{prefix}/{rt.plural}/{{name}}": item}
+    paths = {
+        f"{prefix}/{rt.plural}": collection,
+        f"{prefix}/{rt.plural}/{{name}}": item,
+    }
     for sub in rt.subresources:
         sub_item: dict = {"parameters": item["parameters"]}
         if "get" in sub.verbs:
@@ -190,7 +239,11 @@ def _v3_cached(catalog: Catalog, group: str, version: str) -> tuple[dict | None,
     doc = _v3_document(catalog, group, version)
     if doc is None:
         return None, ""
-    digest = hashlib.sha512(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()[:128].upper()
+    digest = (
+        hashlib.sha512(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS))
+        .hexdigest()[:128]
+        .upper()
+    )
     return doc, digest
 
 

@@ -77,7 +77,9 @@ class Catalog:
         self._by_gvr: dict[tuple[str, str, str], ResourceType] = {}
         self._groups: OrderedDict[str, list[str]] = OrderedDict()
         order = {g: i for i, g in enumerate(_GROUP_ORDER)}
-        for rt in sorted(self._types, key=lambda t: (order.get(t.group, len(order)), t.group)):
+        for rt in sorted(
+            self._types, key=lambda t: (order.get(t.group, len(order)), t.group)
+        ):
             if (rt.group, rt.version, rt.plural) in self._by_gvr:
                 continue  # a CRD may not shadow a built-in type
             self._by_gvr[(rt.group, rt.version, rt.plural)] = rt
@@ -151,7 +153,9 @@ def _build() -> Catalog:
         try:
             custom.extend(types_for_crd(crd))
         except Exception:
-            log.exception("cannot serve CRD %s", (crd.get("metadata") or {}).get("name"))
+            log.exception(
+                "cannot serve CRD %s", (crd.get("metadata") or {}).get("name")
+            )
     return Catalog([*BUILTIN_TYPES, *extension_types(), *custom])
 
 

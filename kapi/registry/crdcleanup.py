@@ -47,7 +47,9 @@ def cleanup_crd(name: str, registry: Registry | None = None) -> bool:
             return True
         raise
     meta = crd["metadata"]
-    if not meta.get("deletionTimestamp") or CLEANUP_FINALIZER not in (meta.get("finalizers") or ()):
+    if not meta.get("deletionTimestamp") or CLEANUP_FINALIZER not in (
+        meta.get("finalizers") or ()
+    ):
         return True
     served = types_for_crd({**crd, "metadata": {**meta, "deletionTimestamp": None}})
     remaining = 0
@@ -56,7 +58,12 @@ def cleanup_crd(name: str, registry: Registry | None = None) -> bool:
         for item in registry.list(rt, None)["items"]:
             item_meta = item["metadata"]
             try:
-                registry.delete(rt, item_meta.get("namespace", ""), item_meta["name"], DeleteOptions())
+                registry.delete(
+                    rt,
+                    item_meta.get("namespace", ""),
+                    item_meta["name"],
+                    DeleteOptions(),
+                )
             except errors.StatusError as exc:
                 if exc.code != 404:
                     raise

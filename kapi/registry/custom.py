@@ -189,15 +189,14 @@ class CustomResourceStrategy(Strategy):
         return cells
 
 
-def _with_object_meta(schema: dict) -> dict:
-    """The schema with ``apiVersion``, ``kind`` and ``metadata`` declared, as kube's
-    structural schemas always have them (else strict field validation calls them
-    unknown fields of every custom resource)."""
+def _published_schema(schema: dict) -> dict:
+    """The version's schema with the fields every object has (apiVersion, kind,
+    metadata), as ``schema_for`` and OpenAPI consumers expect."""
     out = copy.deepcopy(schema)
     props = out.setdefault("properties", {})
     props.setdefault("apiVersion", {"type": "string"})
     props.setdefault("kind", {"type": "string"})
-    props.setdefault("metadata", {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+    props["metadata"] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
     return out
 
 
@@ -250,7 +249,7 @@ def types_for_crd(crd: Object) -> list[ResourceType]:
                 storage_resource=names["plural"],
                 extra={
                     "crd": strategy.crd_name,
-                    "openapi_schema": _with_object_meta(strategy.schema),
+                    "openapi_schema": _published_schema(strategy.schema),
                     "list_kind": names.get("listKind") or f"{names['kind']}List",
                 },
             )

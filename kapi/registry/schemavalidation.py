@@ -250,7 +250,13 @@ def _type_names(schema: dict[str, Any]) -> str:
     return "/".join(names)
 
 
-_DESCENT = ("properties", "additionalProperties", "items", "prefixItems", "patternProperties")
+_DESCENT = (
+    "properties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "patternProperties",
+)
 
 
 def _error_path(error: ValidationError, prefix: str) -> str:
@@ -264,9 +270,7 @@ def _error_path(error: ValidationError, prefix: str) -> str:
             j += 1
         keyword = schema_path[j] if j < len(schema_path) else "properties"
         j += 2 if keyword in ("properties", "patternProperties", "prefixItems") else 1
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif keyword == "additionalProperties":
+        if isinstance(part, int) or keyword == "additionalProperties":
             out += f"[{part}]"
         else:
             out = f"{out}.{part}" if out else str(part)

@@ -14,7 +14,9 @@ from tests.api.conftest import assert_status
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
-def _crd(group: str, versions: list[dict] | None = None, scope: str = "Namespaced") -> dict:
+def _crd(
+    group: str, versions: list[dict] | None = None, scope: str = "Namespaced"
+) -> dict:
     schema = {
         "type": "object",
         "properties": {
@@ -22,7 +24,10 @@ def _crd(group: str, versions: list[dict] | None = None, scope: str = "Namespace
                 "type": "object",
                 "required": ["size"],
                 "x-kubernetes-validations": [
-                    {"rule": "self.replicas <= self.maxReplicas", "message": "replicas must not exceed maxReplicas"}
+                    {
+                        "rule": "self.replicas <= self.maxReplicas",
+                        "message": "replicas must not exceed maxReplicas",
+                    }
                 ],
                 "properties": {
                     "size": {"type": "string", "enum": ["small", "large"]},
@@ -31,10 +36,19 @@ def _crd(group: str, versions: list[dict] | None = None, scope: str = "Namespace
                     "color": {"type": "string", "pattern": "^#[0-9a-f]{6}$"},
                     "port": {"x-kubernetes-int-or-string": True},
                     "note": {"type": "string", "nullable": True, "maxLength": 5},
-                    "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                    "free": {
+                        "type": "object",
+                        "x-kubernetes-preserve-unknown-fields": True,
+                    },
                 },
             },
-            "status": {"type": "object", "properties": {"replicas": {"type": "integer"}, "selector": {"type": "string"}}},
+            "status": {
+                "type": "object",
+                "properties": {
+                    "replicas": {"type": "integer"},
+                    "selector": {"type": "string"},
+                },
+            },
         },
     }
     version = {
@@ -44,9 +58,15 @@ def _crd(group: str, versions: list[dict] | None = None, scope: str = "Namespace
         "schema": {"openAPIV3Schema": schema},
         "subresources": {
             "status": {},
-            "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"},
+            "scale": {
+                "specReplicasPath": ".spec.replicas",
+                "statusReplicasPath": ".status.replicas",
+                "labelSelectorPath": ".status.selector",
+            },
         },
-        "additionalPrinterColumns": [{"name": "Size", "type": "string", "jsonPath": ".spec.size"}],
+        "additionalPrinterColumns": [
+            {"name": "Size", "type": "string", "jsonPath": ".spec.size"}
+        ],
     }
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -55,7 +75,13 @@ def _crd(group: str, versions: list[dict] | None = None, scope: str = "Namespace
         "spec": {
             "group": group,
             "scope": scope,
-            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "shortNames": ["gd"], "categories": ["all"]},
+            "names": {
+                "plural": "gadgets",
+                "singular": "gadget",
+                "kind": "Gadget",
+                "shortNames": ["gd"],
+                "categories": ["all"],
+            },
             "versions": versions or [version],
         },
     }
@@ -76,7 +102,11 @@ def _gadgets(crd: dict, namespace: str, version: str = "v1") -> str:
 
 
 def _gadget(name: str, **spec) -> dict:
-    return {"kind": "Gadget", "metadata": {"name": name}, "spec": {"size": "small", **spec}}
+    return {
+        "kind": "Gadget",
+        "metadata": {"name": name},
+        "spec": {"size": "small", **spec},
+    }
 
 
 def test_crd_is_established_and_served_at_once(api, crd, namespace):
@@ -84,13 +114,25 @@ def test_crd_is_established_and_served_at_once(api, crd, namespace):
     the kind is in discovery and accepts objects in the very next request."""
     conditions = {c["type"]: c["status"] for c in crd["status"]["conditions"]}
     assert conditions == {"NamesAccepted": "True", "Established": "True"}
-    assert crd["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.k8s.io"]
+    assert crd["metadata"]["finalizers"] == [
+        "customresourcecleanup.apiextensions.k8s.io"
+    ]
     group = crd["spec"]["group"]
     resources = api.get(f"/apis/{group}/v1").json()["resources"]
     main = next(r for r in resources if r["name"] == "gadgets")
-    assert main["shortNames"] == ["gd"] and main["categories"] == ["all"] and main["namespaced"]
-    assert {r["name"] for r in resources} == {"gadgets", "gadgets/status", "gadgets/scale"}
-    created = api.post(_gadgets(crd, namespace), {**_gadget("a"), "apiVersion": f"{group}/v1"})
+    assert (
+        main["shortNames"] == ["gd"]
+        and main["categories"] == ["all"]
+        and main["namespaced"]
+    )
+    assert {r["name"] for r in resources} == {
+        "gadgets",
+        "gadgets/status",
+        "gadgets/scale",
+    }
+    created = api.post(
+        _gadgets(crd, namespace), {**_gadget("a"), "apiVersion": f"{group}/v1"}
+    )
     assert created.status_code == 201, created.text
 
 
@@ -98,18 +140,27 @@ def test_invalid_crd_is_rejected_with_field_paths(api):
     """A non-structural schema and a bad scope are refused with 422 and kube's paths."""
     body = _crd("bad.example.com")
     body["spec"]["scope"] = "Galaxy"
-    body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"] = {"enum": ["x"]}
+    body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "properties"
+    ]["size"] = {"enum": ["x"]}
     status = assert_status(api.post(CRD_PATH, body), 422, "Invalid")
     fields = {c["field"] for c in status["details"]["causes"]}
     assert "spec.scope" in fields
-    assert "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type" in fields
+    assert (
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type"
+        in fields
+    )
 
 
 def test_bad_cel_rule_is_rejected(api):
     body = _crd("cel.example.com")
-    body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = [{"rule": "self.replicas <="}]
+    body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "x-kubernetes-validations"
+    ] = [{"rule": "self.replicas <="}]
     status = assert_status(api.post(CRD_PATH, body), 422, "Invalid")
-    assert status["details"]["causes"][0]["field"].endswith("properties[spec].x-kubernetes-validations[0].rule")
+    assert status["details"]["causes"][0]["field"].endswith(
+        "properties[spec].x-kubernetes-validations[0].rule"
+    )
 
 
 @pytest.mark.parametrize(
@@ -122,12 +173,23 @@ def test_bad_cel_rule_is_rejected(api):
         ({"size": "small", "note": "too long"}, "spec.note", "FieldValueInvalid"),
         ({"size": "small", "port": True}, "spec.port", "FieldValueTypeInvalid"),
         ({}, "spec.size", "FieldValueRequired"),
-        ({"size": "small", "replicas": 20, "maxReplicas": 3}, "spec", "FieldValueInvalid"),
+        (
+            {"size": "small", "replicas": 20, "maxReplicas": 3},
+            "spec",
+            "FieldValueInvalid",
+        ),
     ],
 )
 def test_custom_resource_validation(api, crd, namespace, spec, field, reason):
     """Schema and CEL violations are 422 Invalid with the field path and reason."""
-    status = assert_status(api.post(_gadgets(crd, namespace), {"kind": "Gadget", "metadata": {"name": "g"}, "spec": spec}), 422, "Invalid")
+    status = assert_status(
+        api.post(
+            _gadgets(crd, namespace),
+            {"kind": "Gadget", "metadata": {"name": "g"}, "spec": spec},
+        ),
+        422,
+        "Invalid",
+    )
     causes = {(c["field"], c["reason"]) for c in status["details"]["causes"]}
     assert (field, reason) in causes, causes
 
@@ -175,7 +237,12 @@ def test_scale_subresource(api, crd, namespace):
     scale = api.get(f"{url}/sc/scale").json()
     assert scale["kind"] == "Scale" and scale["apiVersion"] == "autoscaling/v1"
     assert scale["spec"]["replicas"] == 2
-    patched = api.request("PATCH", f"{url}/sc/scale", data='{"spec":{"replicas":4}}', headers={"Content-Type": "application/merge-patch+json"})
+    patched = api.request(
+        "PATCH",
+        f"{url}/sc/scale",
+        data='{"spec":{"replicas":4}}',
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
     assert patched.status_code == 200, patched.text
     assert api.get(f"{url}/sc").json()["spec"]["replicas"] == 4
     scale = api.get(f"{url}/sc/scale").json()
@@ -187,7 +254,9 @@ def test_scale_subresource(api, crd, namespace):
 def test_printer_columns_in_table(api, crd, namespace):
     url = _gadgets(crd, namespace)
     api.post(url, _gadget("t"))
-    table = api.get(url, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
+    table = api.get(
+        url, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+    ).json()
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Size"]
     assert table["rows"][0]["cells"] == ["t", "small"]
 
@@ -195,7 +264,9 @@ def test_printer_columns_in_table(api, crd, namespace):
 def test_schema_change_takes_effect_immediately(api, crd, namespace):
     url = _gadgets(crd, namespace)
     current = api.get(f"{CRD_PATH}/{crd['metadata']['name']}").json()
-    current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]["enum"].append("huge")
+    current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "properties"
+    ]["size"]["enum"].append("huge")
     assert api.put(f"{CRD_PATH}/{crd['metadata']['name']}", current).status_code == 200
     assert api.post(url, _gadget("h", size="huge")).status_code == 201
 
@@ -208,7 +279,9 @@ def test_two_versions_share_storage(api, namespace):
     body["spec"]["versions"] = [v1, v2]
     assert api.post(CRD_PATH, body).status_code == 201
     try:
-        created = api.post(f"/apis/{group}/v2/namespaces/{namespace}/gadgets", _gadget("m"))
+        created = api.post(
+            f"/apis/{group}/v2/namespaces/{namespace}/gadgets", _gadget("m")
+        )
         assert created.status_code == 201, created.text
         assert created.json()["apiVersion"] == f"{group}/v2"
         read = api.get(f"/apis/{group}/v1/namespaces/{namespace}/gadgets/m").json()

@@ -33,7 +33,14 @@ def _crd(group: str) -> dict:
                     "schema": {
                         "openAPIV3Schema": {
                             "type": "object",
-                            "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}}},
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "properties": {
+                                        "n": {"type": "integer", "maximum": 5}
+                                    },
+                                }
+                            },
                         }
                     },
                 }
@@ -48,23 +55,53 @@ def test_crd_lifecycle_with_dynamic_client(dynamic, namespace):
     from kubernetes.dynamic.exceptions import NotFoundError, UnprocessibleEntityError
 
     group = f"p{uuid.uuid4().hex[:8]}.example.com"
-    crds = dynamic.resources.get(api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition")
+    crds = dynamic.resources.get(
+        api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition"
+    )
     start = time.perf_counter()
     crd = crds.create(body=_crd(group))
     things = dynamic.resources.get(api_version=f"{group}/v1", kind="Thing")
-    things.create(namespace=namespace, body={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "one"}, "spec": {"n": 1}})
+    things.create(
+        namespace=namespace,
+        body={
+            "apiVersion": f"{group}/v1",
+            "kind": "Thing",
+            "metadata": {"name": "one"},
+            "spec": {"n": 1},
+        },
+    )
     elapsed = time.perf_counter() - start
-    print(f"\nFIGURE CRD create -> first custom resource created (dynamic client, incl. discovery): {elapsed * 1000:.0f} ms")
+    print(
+        f"\nFIGURE CRD create -> first custom resource created (dynamic client, incl. discovery): {elapsed * 1000:.0f} ms"
+    )
     assert {c.type for c in crd.status.conditions} == {"NamesAccepted", "Established"}
 
     with pytest.raises(UnprocessibleEntityError) as invalid:
-        things.create(namespace=namespace, body={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "two"}, "spec": {"n": 9}})
+        things.create(
+            namespace=namespace,
+            body={
+                "apiVersion": f"{group}/v1",
+                "kind": "Thing",
+                "metadata": {"name": "two"},
+                "spec": {"n": 9},
+            },
+        )
     assert "spec.n" in invalid.value.body
 
     current = crds.get(name=f"things.{group}").to_dict()
-    current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["n"]["maximum"] = 10
+    current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "properties"
+    ]["n"]["maximum"] = 10
     crds.replace(body=current)
-    things.create(namespace=namespace, body={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "two"}, "spec": {"n": 9}})
+    things.create(
+        namespace=namespace,
+        body={
+            "apiVersion": f"{group}/v1",
+            "kind": "Thing",
+            "metadata": {"name": "two"},
+            "spec": {"n": 9},
+        },
+    )
     assert len(things.get(namespace=namespace).items) == 2
 
     crds.delete(name=f"things.{group}")
@@ -85,12 +122,24 @@ def test_crd_create_to_first_custom_resource(api, namespace):
     """Figure: raw HTTP, CRD POST then CR POST until 201."""
     group = f"f{uuid.uuid4().hex[:8]}.example.com"
     start = time.perf_counter()
-    assert api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", _crd(group)).status_code == 201
+    assert (
+        api.post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", _crd(group)
+        ).status_code
+        == 201
+    )
     for _ in range(100):
-        created = api.post(f"/apis/{group}/v1/namespaces/{namespace}/things", {"kind": "Thing", "metadata": {"name": "a"}, "spec": {"n": 1}})
+        created = api.post(
+            f"/apis/{group}/v1/namespaces/{namespace}/things",
+            {"kind": "Thing", "metadata": {"name": "a"}, "spec": {"n": 1}},
+        )
         if created.status_code == 201:
             break
     elapsed = time.perf_counter() - start
-    print(f"\nFIGURE CRD create -> first custom resource create succeeding (HTTP): {elapsed * 1000:.1f} ms")
+    print(
+        f"\nFIGURE CRD create -> first custom resource create succeeding (HTTP): {elapsed * 1000:.1f} ms"
+    )
     assert created.status_code == 201
-    api.delete(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.{group}")
+    api.delete(
+        f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.{group}"
+    )

@@ -35,7 +35,9 @@ DEPLOYMENT = {
 
 
 def _strategy(kind: str):
-    return next(rt.strategy for rt in BUILTIN_TYPES if rt.kind == kind and rt.group == "apps")
+    return next(
+        rt.strategy for rt in BUILTIN_TYPES if rt.kind == kind and rt.group == "apps"
+    )
 
 
 def _causes(obj):
@@ -56,9 +58,18 @@ def test_type_enum_quantity_and_int_or_string():
     container["readinessProbe"]["httpGet"]["port"] = True
     causes = _causes(obj)
     assert ("spec.replicas", "FieldValueTypeInvalid") in causes
-    assert ("spec.template.spec.containers[0].resources.limits[memory]", "FieldValueInvalid") in causes
-    assert ("spec.template.spec.containers[0].imagePullPolicy", "FieldValueNotSupported") in causes
-    assert ("spec.template.spec.containers[0].readinessProbe.httpGet.port", "FieldValueTypeInvalid") in causes
+    assert (
+        "spec.template.spec.containers[0].resources.limits[memory]",
+        "FieldValueInvalid",
+    ) in causes
+    assert (
+        "spec.template.spec.containers[0].imagePullPolicy",
+        "FieldValueNotSupported",
+    ) in causes
+    assert (
+        "spec.template.spec.containers[0].readinessProbe.httpGet.port",
+        "FieldValueTypeInvalid",
+    ) in causes
 
 
 def test_required_fields():
@@ -98,5 +109,7 @@ def test_validation_cost_per_deployment():
     for _ in range(rounds):
         strategy.prune(copy.deepcopy(DEPLOYMENT))
     prune_each = (time.perf_counter() - start) / rounds * 1e6
-    print(f"\nFIGURE validation per Deployment: {each:.0f} us; pruning (with deepcopy): {prune_each:.0f} us")
+    print(
+        f"\nFIGURE validation per Deployment: {each:.0f} us; pruning (with deepcopy): {prune_each:.0f} us"
+    )
     assert each < 20000

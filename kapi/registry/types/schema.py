@@ -74,7 +74,9 @@ class SchemaStrategy(Strategy):
         return self._with_rules(self._schema(obj), lambda: self.inner.validate(obj))
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        return self._with_rules(self._schema(obj), lambda: self.inner.validate_update(obj, old))
+        return self._with_rules(
+            self._schema(obj), lambda: self.inner.validate_update(obj, old)
+        )
 
     @staticmethod
     def _with_rules(causes: list[Cause], rules) -> list[Cause]:

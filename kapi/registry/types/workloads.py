@@ -17,6 +17,7 @@ from typing import Any
 from kapi.errors import Cause
 from kapi.registry.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
+from kapi.registry.types.networking import dedupe_ports
 
 __all__ = [
     "CronJobStrategy",
@@ -166,6 +167,8 @@ def _default_pod_spec(spec: Any) -> None:
             c.setdefault("terminationMessagePath", "/dev/termination-log")
             c.setdefault("terminationMessagePolicy", "File")
             c.setdefault("resources", {})
+            if isinstance(c.get("ports"), list):
+                c["ports"] = dedupe_ports(c["ports"], "containerPort")
             for port in c.get("ports") or ():
                 if isinstance(port, dict):
                     port.setdefault("protocol", "TCP")
