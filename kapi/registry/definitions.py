@@ -1,24 +1,22 @@
-"""The published Kubernetes type definitions, loaded once per process.
+"""The published Kubernetes type definitions as the registry uses them.
 
-The source is the ``kubernetes-validate`` package: the OpenAPI definitions of a
-Kubernetes release as JSON Schema 2020-12 (``$defs``, nullable types as
-``["string", "null"]``) with every ``x-kubernetes-*`` extension kept. This
-module indexes them by group/version/kind, hands out compiled ``jsonschema``
-validators, and converts them back to OpenAPI v3 and v2 form for ``/openapi``.
-
-One definition is sharpened for validation: ``Quantity`` strings carry
-``format: quantity`` so the format checker sees them (kube checks them while
-decoding).
+``kapi.schema.builtin`` loads them once per process from the
+``kubernetes-validate`` package (JSON Schema 2020-12, ``$defs``, every
+``x-kubernetes-*`` extension kept); this module re-exports that copy and
+converts definitions back to OpenAPI v3 and v2 form for ``/openapi``.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import os
 from typing import Any
 
-import orjson
+from kapi.schema.builtin import (
+    KUBERNETES_SCHEMA_VERSION,
+    builtin_definitions,
+    definition_name,
+)
 
 __all__ = [
     "KUBERNETES_SCHEMA_VERSION",
@@ -29,55 +27,11 @@ __all__ = [
     "to_openapi",
 ]
 
-KUBERNETES_SCHEMA_VERSION = "v1.34.0"
-_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 _DEFS_PREFIX = "#/$defs/"
 
-
-def _path() -> str:
-    import kubernetes_validate
-
-    base = os.path.dirname(kubernetes_validate.__file__)
-    return os.path.join(
-        base,
-        "kubernetes-json-schema",
-        f"{KUBERNETES_SCHEMA_VERSION}-local",
-        "_definitions.json",
-    )
-
-
-@functools.cache
-def definitions() -> dict[str, dict[str, Any]]:
-    """Every definition by name (``io.k8s.api.apps.v1.Deployment``). Do not mutate."""
-    with open(_path(), "rb") as fh:
-        defs = orjson.loads(fh.read())["$defs"]
-    quantity = defs[_QUANTITY]
-    defs[_QUANTITY] = {
-        **{k: v for k, v in quantity.items() if k != "oneOf"},
-        "oneOf": [
-            {"type": ["string", "null"], "format": "quantity"},
-            {"type": ["number", "null"]},
-        ],
-    }
-    return defs
-
-
-@functools.cache
-def _gvk_index() -> dict[tuple[str, str, str], str]:
-    index: dict[tuple[str, str, str], str] = {}
-    for name, schema in definitions().items():
-        for gvk in schema.get("x-kubernetes-group-version-kind") or ():
-            key = (gvk["group"], gvk["version"], gvk["kind"])
-            # meta/v1 types (DeleteOptions, WatchEvent) are listed under every group.
-            if key not in index or not name.startswith("io.k8s.apimachinery"):
-                index[key] = name
-    return index
-
-
-def definition_name(group: str, version: str, kind: str) -> str | None:
-    """The definition that describes ``kind`` in ``group/version``, if published."""
-    return _gvk_index().get((group, version, kind))
+#: The one loaded copy of the published definitions (see ``kapi.schema.builtin``).
+definitions = builtin_definitions
 
 
 def definition(name: str) -> dict[str, Any]:

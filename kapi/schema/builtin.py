@@ -8,18 +8,25 @@ first use.
 from __future__ import annotations
 
 import functools
-import json
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from kapi.schema.typeschema import TypeSchema
 
 if TYPE_CHECKING:
     from kapi.registry.resource import ResourceType
 
-__all__ = ["builtin_definitions", "definition_name", "schema_for"]
+__all__ = [
+    "KUBERNETES_SCHEMA_VERSION",
+    "builtin_definitions",
+    "definition_name",
+    "schema_for",
+]
 
-KUBERNETES_SCHEMA_VERSION = "v1.34.0-local"
+KUBERNETES_SCHEMA_VERSION = "v1.34.0"
+_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 
 # Groups whose definitions live under a different Go package name.
 _GROUP_PACKAGES = {
@@ -31,15 +38,29 @@ _GROUP_PACKAGES = {
 
 @functools.cache
 def builtin_definitions() -> dict[str, dict[str, Any]]:
-    """Every definition by name (``io.k8s.api.core.v1.ConfigMap``)."""
+    """Every definition by name (``io.k8s.api.core.v1.ConfigMap``). Do not mutate.
+
+    Loaded once per process; every user (validation, OpenAPI, merge, apply) shares
+    this one copy.
+    """
     path = (
         resources.files("kubernetes_validate")
         / "kubernetes-json-schema"
-        / KUBERNETES_SCHEMA_VERSION
+        / f"{KUBERNETES_SCHEMA_VERSION}-local"
         / "_definitions.json"
     )
-    doc = json.loads(path.read_text())
-    return doc.get("$defs") or doc.get("definitions") or {}
+    defs = orjson.loads(path.read_bytes())["$defs"]
+    # The published Quantity is a string-or-number oneOf without a format;
+    # give its string branch one so validation can check quantity syntax.
+    quantity = defs[_QUANTITY]
+    defs[_QUANTITY] = {
+        **{k: v for k, v in quantity.items() if k != "oneOf"},
+        "oneOf": [
+            {"type": ["string", "null"], "format": "quantity"},
+            {"type": ["number", "null"]},
+        ],
+    }
+    return defs
 
 
 @functools.cache
@@ -47,11 +68,15 @@ def _by_gvk() -> dict[tuple[str, str, str], str]:
     index: dict[tuple[str, str, str], str] = {}
     for name, node in builtin_definitions().items():
         for gvk in node.get("x-kubernetes-group-version-kind") or ():
-            index.setdefault((gvk.get("group", ""), gvk["version"], gvk["kind"]), name)
+            key = (gvk.get("group", ""), gvk["version"], gvk["kind"])
+            # meta/v1 types (DeleteOptions, WatchEvent) are listed under every group.
+            if key not in index or not name.startswith("io.k8s.apimachinery"):
+                index[key] = name
     return index
 
 
 def definition_name(group: str, version: str, kind: str) -> str | None:
+    """The definition that describes ``kind`` in ``group/version``, if published."""
     name = _by_gvk().get((group, version, kind))
     if name is not None:
         return name
