@@ -3,9 +3,8 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from sync.http import git_http, webhook
-
 from kapi.api.middleware import not_found_handler
+from sync.http import git_http, webhook
 
 urlpatterns = [
     path("admin/", admin.site.urls),

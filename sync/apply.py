@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kapi import errors
+from kapi.patch import APPLY_PATCH
 from kapi.registry.catalog import catalog
 from kapi.registry.custom import types_for_crd
 from kapi.registry.fields import check_fields
 from kapi.registry.options import DeleteOptions, PatchOptions
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
-from kapi.patch import APPLY_PATCH
 from kapi.storage import KeyNotFound
 from kapi.validation.metadata import validate_object_meta
 from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION

@@ -94,7 +94,7 @@ def _scan() -> int:
         cur.execute(
             """SELECT resource_version, "group", resource, namespace, name, type,
                       data->'metadata', data->'status'->'observedGeneration',
-                      data->'status'->'lastHandledReconcileAt', data->'spec'->'suspend'
+                      data->'status'->'lastHandledReconcileAt'
                FROM kapi_change
                WHERE resource_version > %s AND resource_version <= %s
                  AND ("group" = %s OR data->'metadata'->'labels' ? %s)
@@ -103,7 +103,7 @@ def _scan() -> int:
         )
         rows = cur.fetchall()
     requests: dict[tuple[str, str, str], tuple[str, bool]] = {}
-    for _rv, group, resource, namespace, name, type_, meta, observed, handled, suspend in rows:
+    for _rv, group, resource, namespace, name, type_, meta, observed, handled in rows:
         meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
         if group == GROUP and resource in ("syncs", "gitrepositories"):
             if type_ == "DELETED":

@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable
 
 from kapi import errors
-from kapi.registry.store import Registry, now_rfc3339
+from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type

@@ -19,7 +19,7 @@ from sync import gitstore, queue
 from sync.api import parse_duration, repository_type, sync_type
 from sync.status import set_condition, update_status
 
-__all__ = ["repository_dir", "reconcile_repository", "secret_data", "syncs_of"]
+__all__ = ["reconcile_repository", "repository_dir", "secret_data", "syncs_of"]
 
 
 def secret_data(namespace: str, name: str, registry: Registry | None = None) -> dict[str, str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 
-import pytest
 from sync_gitops import Work, create, unique, wait_for
 
 API = "sync.kapi.dev/v1"
@@ -99,7 +98,7 @@ def test_push_apply_prune_drift_and_invalid_push(kapi_server, tmp_path):
         {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1", "namespace": app_ns},
          "spec": {"size": 3}}))
     work.push("first")
-    kapi_server.kubectl("wait", "--for=condition=Ready", f"sync/app", "-n", ns, "--timeout=30s")
+    kapi_server.kubectl("wait", "--for=condition=Ready", "sync/app", "-n", ns, "--timeout=30s")
     sync = _ready(kapi_server, ns, "app", work)
     assert _condition(sync)["reason"] == "ReconciliationSucceeded"
     ids = {e["id"] for e in sync["status"]["inventory"]["entries"]}
