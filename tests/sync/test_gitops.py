@@ -17,9 +17,9 @@ API = "sync.kapi.dev/v1"
 CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
+    "metadata": {"name": "widgets.gitops.kapi.test"},
     "spec": {
-        "group": "example.com",
+        "group": "gitops.kapi.test",
         "scope": "Namespaced",
         "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
         "versions": [{
@@ -95,22 +95,22 @@ def test_push_apply_prune_drift_and_invalid_push(kapi_server, tmp_path):
     })
     work.write("deploy/crd.yaml", CRD)
     work.write("deploy/widget.json", json.dumps(
-        {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1", "namespace": app_ns},
+        {"apiVersion": "gitops.kapi.test/v1", "kind": "Widget", "metadata": {"name": "w1", "namespace": app_ns},
          "spec": {"size": 3}}))
     work.push("first")
     kapi_server.kubectl("wait", "--for=condition=Ready", "sync/app", "-n", ns, "--timeout=30s")
     sync = _ready(kapi_server, ns, "app", work)
     assert _condition(sync)["reason"] == "ReconciliationSucceeded"
     ids = {e["id"] for e in sync["status"]["inventory"]["entries"]}
-    assert f"{app_ns}_web_apps_Deployment" in ids and "_widgets.example.com_apiextensions.k8s.io_CustomResourceDefinition" in ids
-    assert f"{app_ns}_w1_example.com_Widget" in ids and len(ids) == 6
+    assert f"{app_ns}_web_apps_Deployment" in ids and "_widgets.gitops.kapi.test_apiextensions.k8s.io_CustomResourceDefinition" in ids
+    assert f"{app_ns}_w1_gitops.kapi.test_Widget" in ids and len(ids) == 6
     assert sync["status"]["applied"] == 6
     cm = _get(kapi_server, "configmap", "one", "-n", app_ns, "--show-managed-fields")
     assert cm["data"] == {"color": "blue"}
     assert cm["metadata"]["labels"] == {"sync.kapi.dev/name": "app", "sync.kapi.dev/namespace": ns}
     managers = {(m["manager"], m["operation"]) for m in cm["metadata"]["managedFields"]}
     assert managers == {("kapi-sync", "Apply")}
-    assert _get(kapi_server, "widgets", "w1", "-n", app_ns)["spec"] == {"size": 3}
+    assert _get(kapi_server, "widgets.gitops.kapi.test", "w1", "-n", app_ns)["spec"] == {"size": 3}
     table = kapi_server.kubectl("get", "syncs,gitrepositories", "-n", ns).stdout
     assert "READY" in table and "REVISION" in table and "main@sha1:" in table
 
