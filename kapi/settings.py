@@ -150,3 +150,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING")},
 }
+
+# Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
+KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+CELERY_IMPORTS.append("sync.tasks")
+# The sync's sweeper: due reconciles, repository polls and drift from the change log.
+CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}
