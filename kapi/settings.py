@@ -105,7 +105,7 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = None
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["kapi.api.authentication.BearerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["kapi.api.access.KubernetesAccess"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "kapi.api.negotiation.KubernetesContentNegotiation",
     "DEFAULT_PARSER_CLASSES": [
         "kapi.api.parsers.JSONParser",
@@ -142,6 +142,10 @@ CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))
+CELERY_BEAT_SCHEDULE["compact-change-log"] = {
+    "task": "kapi.compact_change_log",
+    "schedule": float(os.environ.get("KAPI_COMPACTION_INTERVAL_SECONDS", "30")),
+}
 
 LOGGING = {
     "version": 1,
@@ -149,3 +153,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING")},
 }
+
+# Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
+KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+CELERY_IMPORTS.append("sync.tasks")
+# The sync's sweeper: due reconciles, repository polls and drift from the change log.
+CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}

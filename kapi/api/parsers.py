@@ -1,6 +1,7 @@
 """Body parsers: a media type and one method each (DRF ``BaseParser``).
 
-Bodies are limited to 3 MiB (kube-apiserver's limit) before they are decoded.
+Bodies are limited to 3 MiB (kube-apiserver's limit) before they are decoded;
+YAML alias bombs and too deeply nested documents are refused (``kapi.api.limits``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
 from kapi import errors
+from kapi.api.limits import check_depth, check_yaml
 from kapi.handlers.patch import PatchBody
 from kapi.patch import BadPatch, decode_json, decode_yaml
 
@@ -54,26 +56,37 @@ class JSONParser(BaseParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         try:
-            return _document(*decode_json(read_body(stream)))
+            doc, duplicates = decode_json(read_body(stream))
         except BadPatch as exc:
             raise ParseError(str(exc)) from None
+        except RecursionError:
+            raise errors.bad_request("the request body is nested too deeply") from None
+        check_depth(doc)
+        return _document(doc, duplicates)
 
 
 class YAMLParser(BaseParser):
     media_type = "application/yaml"
 
     def parse(self, stream, media_type=None, parser_context=None):
+        raw = read_body(stream)
+        check_yaml(raw)
         try:
-            return _document(*decode_yaml(read_body(stream)))
+            doc, duplicates = decode_yaml(raw)
         except BadPatch as exc:
             raise ParseError(str(exc)) from None
+        check_depth(doc)
+        return _document(doc, duplicates)
 
 
 class _PatchParser(BaseParser):
     """Hands the raw body and its patch type to ``kapi.handlers.patch``."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        return PatchBody(read_body(stream), self.media_type)
+        raw = read_body(stream)
+        if self.media_type == "application/apply-patch+yaml":
+            check_yaml(raw)
+        return PatchBody(raw, self.media_type)
 
 
 class JSONPatchParser(_PatchParser):

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kapi import errors
-from kapi.api import discovery
+from kapi.api import access, discovery
 from kapi.api.negotiation import negotiate_output
 from kapi.api.request_info import parse_request_path, verb_for
 from kapi.api.transforms import OBJECT_TRANSFORMS, apply_transform
-from kapi.handlers import patch, read, scale, write
+from kapi.auth.access import registry_for
+from kapi.auth.rbac import RBAC_GROUP
+from kapi.handlers import patch, read, reviews, scale, write
 from kapi.handlers.scope import RequestScope, Result
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
@@ -60,8 +62,11 @@ class KubernetesView(APIView):
     the way the client asked."""
 
     transforms: tuple = ()
+    #: Whether request paths name resources (else they are non-resource URLs to RBAC).
+    resource_view = False
 
     def initial(self, request, *args, **kwargs):
+        access.start(request)
         try:
             request.kapi_output = negotiate_output(request.META.get("HTTP_ACCEPT"), self.transforms)
         except errors.StatusError:
@@ -72,6 +77,7 @@ class KubernetesView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
+        access.finish(request, response)
         output = getattr(request, "kapi_output", None)
         if isinstance(response, Response) and output is not None and response.content_type is None:
             if response.status_code < 400 or output.transform is None:
@@ -193,6 +199,7 @@ class ResourceView(KubernetesView):
     """Every resource URL: /api/v1/..., /apis/GROUP/VERSION/..."""
 
     transforms = OBJECT_TRANSFORMS
+    resource_view = True
 
     def get(self, request, **kwargs):
         return self._serve(request)
@@ -242,6 +249,8 @@ class ResourceView(KubernetesView):
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
         result = self._handle(verb, scope, request)
+        if isinstance(result, StreamingHttpResponse):  # watch
+            return result
         body = result.body
         output = request.kapi_output
         if result.transformable and output.transform is not None:
@@ -255,8 +264,14 @@ class ResourceView(KubernetesView):
             )
         return response
 
-    def _handle(self, verb: str, scope: RequestScope, request) -> Result:
+    def _handle(self, verb: str, scope: RequestScope, request) -> Result | StreamingHttpResponse:
         reg = registry()
+        if scope.resource.extra.get("virtual"):
+            return reviews.create(scope, request.data)
+        if scope.subresource == "token":
+            return reviews.token_request(scope, reg, request.data)
+        if scope.resource.group == RBAC_GROUP:
+            reg = registry_for(request.user, reg.storage)
         if scope.subresource == "scale":
             if verb == "get":
                 return scale.get(scope, reg)

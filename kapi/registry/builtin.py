@@ -25,6 +25,7 @@ from kapi.registry.types.namespaces import NamespaceStrategy
 from kapi.registry.types.schema import SchemaStrategy
 from kapi.registry.types.secrets import SecretStrategy
 from kapi.registry.types.serviceaccounts import ServiceAccountStrategy
+from kapi.registry.virtual import TOKEN_SUBRESOURCE
 
 __all__ = ["BUILTIN_TYPES"]
 
@@ -145,6 +146,7 @@ _ORIGINAL: tuple[ResourceType, ...] = (
         namespaced=True,
         strategy=ServiceAccountStrategy(),
         short_names=("sa",),
+        subresources=(TOKEN_SUBRESOURCE,),
     ),
     ResourceType(
         group="",

@@ -82,8 +82,11 @@ def _without_version(obj: Object) -> Object:
 class Registry(PatchMixin):
     """Verbs on resource types, over a ``Storage``."""
 
-    def __init__(self, storage: Storage | None = None) -> None:
+    def __init__(self, storage: Storage | None = None, admit=None) -> None:
+        """``admit(new, old)`` (old None on create) may refuse a write with a
+        ``StatusError`` after validation, before storage (RBAC escalation checks)."""
         self.storage = storage or default_storage()
+        self.admit = admit
 
     # -- helpers ---------------------------------------------------------------
     @staticmethod
@@ -92,6 +95,10 @@ class Registry(PatchMixin):
 
     def _out(self, rt: ResourceType, stored: Object) -> Object:
         return rt.strategy.from_storage(stored, rt.version)
+
+    def from_storage(self, rt: ResourceType, stored: Object) -> Object:
+        """The served form of a stored object (watch events). MAY mutate ``stored``."""
+        return self._out(rt, stored)
 
     def _in(self, rt: ResourceType, obj: Object) -> Object:
         return rt.strategy.to_storage(obj, rt.version)
@@ -188,6 +195,8 @@ class Registry(PatchMixin):
         causes += rt.strategy.validate(obj)
         if causes:
             raise self._invalid(rt, meta.get("name", ""), causes)
+        if self.admit is not None:
+            self.admit(obj, None)
         if options.dry_run:
             return obj
 
@@ -366,6 +375,8 @@ class Registry(PatchMixin):
         def storage_update(current_stored: Object) -> Object:
             new = try_update(current_stored)
             current = self._out(rt, current_stored)
+            if self.admit is not None:
+                self.admit(new, current)
             if _without_version(new) == _without_version(current):
                 # Nothing to write: kube answers with the stored object, same version.
                 result["object"] = current

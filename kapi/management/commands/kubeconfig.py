@@ -4,8 +4,10 @@ The server URL is the one ``serve`` recorded in ``<data dir>/server.json``
 (``--server`` overrides it; before the first ``serve`` it defaults to
 ``https://127.0.0.1:6443``). The CA is embedded as
 ``certificate-authority-data``; the user authenticates with a bearer token from
-the token file: the admin's, or, for ``--user NAME``, that user's own line
-(added with group ``system:authenticated`` if it has none yet).
+the token file for the admin; ``--user NAME`` is a Django user (the admin UI's
+accounts), created without rights if absent, with a signed API token
+(``kapi.auth.djangousers``): its name is the username, its groups its Django
+groups plus ``system:authenticated`` (superusers also ``system:masters``).
 """
 
 from __future__ import annotations
@@ -73,7 +75,9 @@ class Command(BaseCommand):
         if user == tokens.ADMIN_USER:
             token = tokens.ensure_token_file()
         else:
+            from kapi.auth import djangousers
+
             tokens.ensure_token_file()
-            token = tokens.ensure_user_token(user)
+            token = djangousers.mint_token(djangousers.ensure_user(user))
         doc = build_kubeconfig(server, user, token, ca_pem)
         self.stdout.write(yaml.safe_dump(doc, sort_keys=False), ending="")

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('kapi', '0002_resource_version'),
+        ('kapi', '0004_horizon_xid_locks'),
     ]
 
     operations = [

@@ -1,0 +1,124 @@
+"""The audit log: one ``audit.k8s.io/v1`` Event per line (JSON), at Metadata level.
+
+Every mutating request and every denied (401/403) request is recorded with who
+(user, impersonated user, source IPs, user agent), what (verb, URI, objectRef),
+the response code and the authorization decision. Metadata level records no
+request or response bodies, so Secret contents never reach the log.
+
+The file is ``<data dir>/audit.log`` (``KAPI_AUDIT_LOG`` overrides it; ``-``
+disables it). Each event is one ``write`` on an ``O_APPEND`` descriptor, so
+lines from several worker processes never interleave.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from kapi.auth.user import UserInfo
+
+__all__ = ["MUTATING_VERBS", "audit_path", "event", "should_record", "write"]
+
+MUTATING_VERBS = frozenset(
+    {"create", "update", "patch", "delete", "deletecollection", "post", "put"}
+)
+
+_lock = threading.Lock()
+_fd: dict[Path, int] = {}
+
+
+def audit_path() -> Path | None:
+    override = os.environ.get("KAPI_AUDIT_LOG")
+    if override == "-":
+        return None
+    if override:
+        return Path(override)
+    from kapi.runtime import config
+
+    return config.data_dir() / "audit.log"
+
+
+def should_record(verb: str, code: int) -> bool:
+    return verb in MUTATING_VERBS or code in (401, 403)
+
+
+def _micro(ts: datetime) -> str:
+    return ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _user(user: UserInfo | None) -> dict:
+    if user is None:
+        return {}
+    out: dict = {"username": user.username, "groups": list(user.groups)}
+    if user.uid:
+        out["uid"] = user.uid
+    if user.extra:
+        out["extra"] = {k: list(v) for k, v in user.extra.items()}
+    return out
+
+
+def event(
+    *,
+    audit_id: str,
+    received: datetime,
+    request_uri: str,
+    verb: str,
+    user: UserInfo | None,
+    impersonated: UserInfo | None,
+    source_ips: list[str],
+    user_agent: str,
+    object_ref: dict | None,
+    code: int,
+    message: str = "",
+    reason: str = "",
+    annotations: dict | None = None,
+) -> dict:
+    """An ``audit.k8s.io/v1`` Event at stage ResponseComplete."""
+    out: dict = {
+        "kind": "Event",
+        "apiVersion": "audit.k8s.io/v1",
+        "level": "Metadata",
+        "auditID": audit_id,
+        "stage": "ResponseComplete",
+        "requestURI": request_uri,
+        "verb": verb,
+        "user": _user(user),
+        "sourceIPs": source_ips,
+        "userAgent": user_agent,
+    }
+    if impersonated is not None:
+        out["impersonatedUser"] = _user(impersonated)
+    if object_ref:
+        out["objectRef"] = object_ref
+    status: dict = {"metadata": {}, "code": code}
+    if code >= 400:
+        status["status"] = "Failure"
+        if message:
+            status["message"] = message
+        if reason:
+            status["reason"] = reason
+    out["responseStatus"] = status
+    out["requestReceivedTimestamp"] = _micro(received)
+    out["stageTimestamp"] = _micro(datetime.now(UTC))
+    if annotations:
+        out["annotations"] = annotations
+    return out
+
+
+def write(ev: dict) -> None:
+    path = audit_path()
+    if path is None:
+        return
+    line = orjson.dumps(ev) + b"\n"
+    fd = _fd.get(path)
+    if fd is None:
+        with _lock:
+            fd = _fd.get(path)
+            if fd is None:
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                _fd[path] = fd
+    os.write(fd, line)

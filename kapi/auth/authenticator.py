@@ -1,0 +1,36 @@
+"""The bearer-token authenticator chain (kube's union token authenticator).
+
+In order: the static token file (``kapi.runtime.tokens``), ServiceAccount JWTs,
+Django user JWTs. The first that recognises the token decides; None means
+unauthenticated (401).
+"""
+
+from __future__ import annotations
+
+from kapi.auth import djangousers, serviceaccounts
+from kapi.auth.user import UserInfo
+
+__all__ = ["authenticate_token"]
+
+
+def authenticate_token(
+    token: str, audiences: list[str] | None = None
+) -> UserInfo | None:
+    """The user a bearer token stands for, with ``system:authenticated``; or None."""
+    from kapi.runtime import tokens
+
+    if not token:
+        return None
+    static = tokens.authenticate_token(token)
+    if static is not None:
+        return UserInfo(
+            static.name, static.uid, tuple(static.groups)
+        ).with_authenticated()
+    if serviceaccounts.is_service_account_token(token):
+        from kapi.registry.store import Registry
+
+        found = serviceaccounts.authenticate(Registry(), token, audiences)
+        return found[0] if found else None
+    if djangousers.is_user_token(token):
+        return djangousers.authenticate(token)
+    return None

@@ -1,0 +1,269 @@
+"""The RBAC authorizer (kube's ``plugin/pkg/auth/authorizer/rbac``).
+
+Roles, ClusterRoles, RoleBindings and ClusterRoleBindings are read from storage
+into a per-process ``PolicyIndex``: for each namespace ("" for
+ClusterRoleBindings) a map from subject (``User``/``Group`` name) to the rules
+its bindings grant, with ClusterRole aggregation (``aggregationRule``) resolved.
+A request is allowed when any rule of a binding in its namespace or of a
+ClusterRoleBinding matching the user or one of its groups allows it; there is no
+deny. The index is rebuilt when storage holds a newer RBAC change, checked at
+most every ``FRESHNESS_SECONDS`` (and at once after this process wrote one).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+from kapi.auth.attributes import Attributes
+from kapi.auth.rules import rule_allows
+from kapi.auth.user import SERVICE_ACCOUNT_PREFIX, UserInfo
+
+__all__ = [
+    "FRESHNESS_SECONDS",
+    "RBAC_GROUP",
+    "Decision",
+    "PolicyIndex",
+    "authorize",
+    "index",
+    "invalidate",
+    "rules_for",
+]
+
+log = logging.getLogger(__name__)
+
+RBAC_GROUP = "rbac.authorization.k8s.io"
+FRESHNESS_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    reason: str = ""
+
+
+@dataclass
+class _Grant:
+    """The rules one binding grants, and how to name it in a reason."""
+
+    rules: list[dict]
+    describe: str
+
+
+@dataclass
+class PolicyIndex:
+    # namespace ("" = cluster-wide) -> ("User"|"Group", name) -> grants
+    grants: dict[str, dict[tuple[str, str], list[_Grant]]] = field(default_factory=dict)
+    revision: int = -1
+
+    def subject_grants(self, user: UserInfo, namespace: str) -> list[_Grant]:
+        keys = [("User", user.username), *(("Group", g) for g in user.groups)]
+        out: list[_Grant] = []
+        for ns in ("", namespace) if namespace else ("",):
+            by_subject = self.grants.get(ns)
+            if not by_subject:
+                continue
+            for key in keys:
+                out.extend(by_subject.get(key, ()))
+        return out
+
+
+def _selector_matches(selector: dict, labels: dict) -> bool:
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = (
+            expr.get("key"),
+            expr.get("operator"),
+            expr.get("values") or [],
+        )
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def aggregated_rules(cluster_roles: dict[str, dict]) -> dict[str, list[dict]]:
+    """The effective rules of every ClusterRole: its own, or for one with an
+    ``aggregationRule`` the union of the effective rules of the ClusterRoles it
+    selects (transitively: ``edit`` takes in ``view``, as kube's controller
+    converges to)."""
+    out: dict[str, list[dict]] = {}
+
+    def resolve(name: str, visiting: frozenset[str]) -> list[dict]:
+        if name in out:
+            return out[name]
+        role = cluster_roles[name]
+        aggregation = role.get("aggregationRule")
+        if not aggregation:
+            out[name] = list(role.get("rules") or [])
+            return out[name]
+        rules: list[dict] = []
+        for selector in aggregation.get("clusterRoleSelectors") or []:
+            for other_name, other in sorted(cluster_roles.items()):
+                if other_name == name or other_name in visiting:
+                    continue
+                labels = (other.get("metadata") or {}).get("labels") or {}
+                if _selector_matches(selector, labels):
+                    for r in resolve(other_name, visiting | {name}):
+                        if r not in rules:
+                            rules.append(r)
+        if not visiting:
+            out[name] = rules
+        return rules
+
+    for name in cluster_roles:
+        resolve(name, frozenset())
+    return out
+
+
+def _subject_keys(subject: dict, binding_ns: str) -> tuple[str, str] | None:
+    kind = subject.get("kind")
+    name = subject.get("name", "")
+    if kind == "User":
+        return ("User", name)
+    if kind == "Group":
+        return ("Group", name)
+    if kind == "ServiceAccount":
+        ns = subject.get("namespace") or binding_ns
+        return ("User", f"{SERVICE_ACCOUNT_PREFIX}{ns}:{name}")
+    return None
+
+
+def build_index(
+    roles: list[dict],
+    cluster_roles: list[dict],
+    bindings: list[dict],
+    cluster_bindings: list[dict],
+    revision: int = -1,
+) -> PolicyIndex:
+    crs = {r["metadata"]["name"]: r for r in cluster_roles}
+    cr_rules = aggregated_rules(crs)
+    role_rules = {
+        (r["metadata"].get("namespace", ""), r["metadata"]["name"]): list(
+            r.get("rules") or []
+        )
+        for r in roles
+    }
+    idx = PolicyIndex(revision=revision)
+    for binding, cluster in [(b, True) for b in cluster_bindings] + [
+        (b, False) for b in bindings
+    ]:
+        meta = binding.get("metadata") or {}
+        ns = "" if cluster else meta.get("namespace", "")
+        ref = binding.get("roleRef") or {}
+        if ref.get("kind") == "ClusterRole":
+            rules = cr_rules.get(ref.get("name", ""))
+        elif ref.get("kind") == "Role" and not cluster:
+            rules = role_rules.get((ns, ref.get("name", "")))
+        else:
+            rules = None
+        if not rules:
+            continue
+        for subject in binding.get("subjects") or []:
+            key = _subject_keys(subject, ns)
+            if key is None:
+                continue
+            kind = "ClusterRoleBinding" if cluster else "RoleBinding"
+            where = "" if cluster else f' in namespace "{ns}"'
+            describe = (
+                f'{kind} "{meta.get("name")}"{where} of {ref.get("kind")} "{ref.get("name")}" '
+                f'to {subject.get("kind")} "{subject.get("name")}"'
+            )
+            idx.grants.setdefault(ns, {}).setdefault(key, []).append(
+                _Grant(rules, describe)
+            )
+    return idx
+
+
+class _State:
+    def __init__(self) -> None:
+        self.index: PolicyIndex | None = None
+        self.checked_at = 0.0
+        self.lock = threading.Lock()
+
+
+_state = _State()
+
+
+def _revision() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(
+            'SELECT coalesce(max(resource_version), 0) FROM kapi_change WHERE "group" = %s',
+            [RBAC_GROUP],
+        )
+        (rev,) = cur.fetchone()
+    return int(rev)
+
+
+def _load(revision: int) -> PolicyIndex:
+    from kapi.registry.catalog import catalog
+    from kapi.registry.store import Registry
+
+    registry = Registry()
+    cat = catalog()
+
+    def items(plural: str) -> list[dict]:
+        return registry.list(cat.lookup(RBAC_GROUP, "v1", plural), None)["items"]
+
+    return build_index(
+        items("roles"),
+        items("clusterroles"),
+        items("rolebindings"),
+        items("clusterrolebindings"),
+        revision,
+    )
+
+
+def invalidate() -> None:
+    """Make the next check read storage (this process just wrote RBAC objects)."""
+    _state.checked_at = 0.0
+
+
+def index() -> PolicyIndex:
+    """The current policy index, rebuilt when storage has newer RBAC objects."""
+    now = time.monotonic()
+    if _state.index is not None and now - _state.checked_at < FRESHNESS_SECONDS:
+        return _state.index
+    revision = _revision()
+    _state.checked_at = now
+    current = _state.index
+    if current is not None and current.revision == revision:
+        return current
+    with _state.lock:
+        if _state.index is None or _state.index.revision != revision:
+            _state.index = _load(revision)
+    return _state.index
+
+
+def authorize(attrs: Attributes, policy: PolicyIndex | None = None) -> Decision:
+    """kube's RBAC decision: allowed with the binding that allowed it, or no opinion."""
+    policy = policy or index()
+    for grant in policy.subject_grants(
+        attrs.user, attrs.namespace if attrs.resource_request else ""
+    ):
+        for rule in grant.rules:
+            if rule_allows(attrs, rule):
+                return Decision(True, f"RBAC: allowed by {grant.describe}")
+    return Decision(False, "")
+
+
+def rules_for(
+    user: UserInfo, namespace: str, policy: PolicyIndex | None = None
+) -> list[dict]:
+    """Every rule that applies to ``user`` in ``namespace`` ("" = cluster-wide only)."""
+    policy = policy or index()
+    out: list[dict] = []
+    for grant in policy.subject_grants(user, namespace):
+        out.extend(r for r in grant.rules if r not in out)
+    return out

@@ -1,0 +1,138 @@
+"""The signing keys of ServiceAccount and user tokens, kept in the data directory.
+
+``<data dir>/signing-keys/`` holds RSA private keys as ``key-<unix time>.pem``.
+The newest signs; every key there verifies, so ``rotate()`` (``manage.py
+rotate_signing_key``) adds a new key without invalidating tokens already
+issued, and ``rotate(retire=True)`` removes the older keys, which ends all
+their tokens. Each process re-reads the directory when it changes.
+
+Tokens are JWTs (RS256) made with PyJWT: a maintained, widely reviewed
+implementation that checks ``exp``/``nbf``/``aud`` and refuses ``alg: none``
+and algorithm confusion, with ``cryptography`` doing the RSA.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from kapi.runtime import config
+
+__all__ = ["SigningKey", "decode", "encode", "keys", "keys_dir", "rotate"]
+
+ALGORITHM = "RS256"
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    kid: str
+    private: rsa.RSAPrivateKey
+
+
+def keys_dir() -> Path:
+    return config.data_dir() / "signing-keys"
+
+
+_lock = threading.Lock()
+_cache: dict[Path, tuple[tuple, list[SigningKey]]] = {}
+
+
+def _new_key_file(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    name = f"key-{time.time_ns()}.pem"
+    tmp = directory / f".{name}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(pem)
+    os.replace(tmp, directory / name)
+
+
+def _kid(key: rsa.RSAPrivateKey) -> str:
+    der = key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return hashlib.sha256(der).hexdigest()[:43]
+
+
+def keys() -> list[SigningKey]:
+    """The keys, newest first; the first call creates one if there is none."""
+    directory = keys_dir()
+    files = sorted(directory.glob("key-*.pem")) if directory.exists() else []
+    if not files:
+        with _lock:
+            files = sorted(directory.glob("key-*.pem")) if directory.exists() else []
+            if not files:
+                _new_key_file(directory)
+                files = sorted(directory.glob("key-*.pem"))
+    stamp = tuple((f.name, f.stat().st_mtime_ns) for f in files)
+    cached = _cache.get(directory)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    loaded = []
+    for f in reversed(files):
+        private = serialization.load_pem_private_key(f.read_bytes(), password=None)
+        assert isinstance(private, rsa.RSAPrivateKey)
+        loaded.append(SigningKey(_kid(private), private))
+    _cache[directory] = (stamp, loaded)
+    return loaded
+
+
+def rotate(retire: bool = False) -> str:
+    """Add a new signing key (it signs from now on); ``retire`` drops the others."""
+    directory = keys_dir()
+    old = sorted(directory.glob("key-*.pem")) if directory.exists() else []
+    _new_key_file(directory)
+    if retire:
+        for f in old:
+            f.unlink(missing_ok=True)
+    return keys()[0].kid
+
+
+def encode(claims: dict) -> str:
+    key = keys()[0]
+    return jwt.encode(
+        claims, key.private, algorithm=ALGORITHM, headers={"kid": key.kid}
+    )
+
+
+def decode(token: str, audiences: list[str] | None, issuer: str) -> dict | None:
+    """The verified claims, or None (bad signature, unknown key, expired, wrong
+    issuer or no audience in common with ``audiences``)."""
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.PyJWTError:
+        return None
+    for key in keys():
+        if header.get("kid") not in (None, key.kid):
+            continue
+        try:
+            return jwt.decode(
+                token,
+                key.private.public_key(),
+                algorithms=[ALGORITHM],
+                audience=audiences,
+                issuer=issuer,
+                options={
+                    "require": ["iss", "sub"],
+                    "verify_aud": audiences is not None,
+                },
+            )
+        except jwt.InvalidSignatureError:
+            continue
+        except jwt.PyJWTError:
+            return None
+    return None

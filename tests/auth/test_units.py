@@ -1,0 +1,125 @@
+"""Unit tests without a server: rule matching, coverage, aggregation, the
+in-flight limiter and the YAML guard."""
+
+from __future__ import annotations
+
+import pytest
+
+from kapi.auth.attributes import Attributes, forbidden_message
+from kapi.auth.inflight import InFlightLimiter
+from kapi.auth.rbac import aggregated_rules, authorize, build_index
+from kapi.auth.rules import compact_string, covers, rule_allows
+from kapi.auth.user import UserInfo
+
+ALICE = UserInfo("alice", "", ("devs", "system:authenticated"))
+
+
+def _attrs(verb, resource, ns="n", name="", sub="", group=""):
+    return Attributes(ALICE, verb, True, ns, group, "v1", resource, sub, name)
+
+
+def test_rule_matching() -> None:
+    """Verbs, groups, resources, subresources (incl. */sub), names and URL prefixes."""
+    rule = {
+        "apiGroups": [""],
+        "resources": ["pods", "*/status"],
+        "verbs": ["get"],
+        "resourceNames": ["a"],
+    }
+    assert rule_allows(_attrs("get", "pods", name="a"), rule)
+    assert not rule_allows(_attrs("get", "pods", name="b"), rule)
+    assert rule_allows(_attrs("get", "deployments", name="a", sub="status"), rule)
+    assert not rule_allows(_attrs("get", "pods", name="a", sub="log"), rule)
+    url = {"nonResourceURLs": ["/apis/*"], "verbs": ["get"]}
+    assert rule_allows(Attributes(ALICE, "get", False, path="/apis/apps"), url)
+    assert not rule_allows(Attributes(ALICE, "get", False, path="/api"), url)
+
+
+def test_covers_and_compact_string() -> None:
+    owner = [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]
+    assert (
+        covers(
+            owner, [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]
+        )
+        == []
+    )
+    missing = covers(
+        owner,
+        [
+            {
+                "apiGroups": [""],
+                "resources": ["configmaps", "secrets"],
+                "verbs": ["get", "delete"],
+            }
+        ],
+    )
+    assert compact_string(missing) == (
+        '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}\n'
+        '{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}'
+    )
+
+
+def test_aggregation_is_transitive() -> None:
+    roles = {
+        "view": {
+            "metadata": {"labels": {"e": "1"}},
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"v": "1"}}]},
+        },
+        "edit": {
+            "metadata": {},
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"e": "1"}}]},
+        },
+        "r": {
+            "metadata": {"labels": {"v": "1"}},
+            "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}],
+        },
+    }
+    assert aggregated_rules(roles)["edit"] == roles["r"]["rules"]
+
+
+def test_bindings_by_group_and_namespace() -> None:
+    role = {
+        "metadata": {"name": "r", "namespace": "n"},
+        "rules": [{"verbs": ["list"], "apiGroups": [""], "resources": ["pods"]}],
+    }
+    binding = {
+        "metadata": {"name": "b", "namespace": "n"},
+        "roleRef": {"kind": "Role", "name": "r"},
+        "subjects": [{"kind": "Group", "name": "devs"}],
+    }
+    idx = build_index([role], [], [binding], [])
+    decision = authorize(_attrs("list", "pods"), idx)
+    assert decision.allowed
+    assert (
+        decision.reason
+        == 'RBAC: allowed by RoleBinding "b" in namespace "n" of Role "r" to Group "devs"'
+    )
+    assert not authorize(_attrs("list", "pods", ns="other"), idx).allowed
+    assert not authorize(_attrs("delete", "pods"), idx).allowed
+
+
+def test_forbidden_message_wording() -> None:
+    assert forbidden_message(_attrs("get", "configmaps", name="x")) == (
+        'User "alice" cannot get resource "configmaps" in API group "" in the namespace "n"'
+    )
+    assert forbidden_message(_attrs("list", "nodes", ns="")) == (
+        'User "alice" cannot list resource "nodes" in API group "" at the cluster scope'
+    )
+
+
+def test_in_flight_limiter() -> None:
+    limiter = InFlightLimiter(2)
+    assert limiter.acquire("a") and limiter.acquire("a")
+    assert not limiter.acquire("a")
+    assert limiter.acquire("b")
+    limiter.release("a")
+    assert limiter.acquire("a")
+
+
+@pytest.mark.parametrize(
+    "doc", [b"a: &x [1,2]\nb: *x\n", b"apiVersion: v1\nkind: ConfigMap\n"]
+)
+def test_yaml_guard_allows_ordinary_documents(doc: bytes) -> None:
+    from kapi.api.limits import check_yaml
+
+    check_yaml(doc)
