@@ -16,8 +16,8 @@ import socket
 
 from kapi.errors import StatusError
 from kapi.lifecycle import FIELD_MANAGER
-from kapi.registry.options import CreateOptions, UpdateOptions
 from kapi.registry.catalog import catalog
+from kapi.registry.options import CreateOptions, UpdateOptions
 from kapi.registry.store import Registry, now_rfc3339
 
 __all__ = ["GC_COMPONENT", "NAMESPACE_COMPONENT", "record"]
@@ -41,7 +41,9 @@ def record(
     registry = registry or Registry()
     meta = involved.get("metadata") or {}
     namespace = meta.get("namespace") or "default"
-    digest = hashlib.sha1(f"{meta.get('uid')}|{reason}|{message}".encode()).hexdigest()[:16]
+    digest = hashlib.sha1(f"{meta.get('uid')}|{reason}|{message}".encode()).hexdigest()[
+        :16
+    ]
     name = f"{meta.get('name', '')[:200]}.{digest}"
     now = now_rfc3339()
     reference = {
@@ -71,7 +73,9 @@ def record(
     }
     rt = catalog().lookup("", "v1", "events")
     try:
-        registry.create(rt, namespace, event, CreateOptions(field_manager=FIELD_MANAGER))
+        registry.create(
+            rt, namespace, event, CreateOptions(field_manager=FIELD_MANAGER)
+        )
         return
     except StatusError as exc:
         if exc.code != 409:
@@ -84,6 +88,8 @@ def record(
         return current
 
     try:
-        registry.update_with(rt, namespace, name, again, UpdateOptions(field_manager=FIELD_MANAGER))
+        registry.update_with(
+            rt, namespace, name, again, UpdateOptions(field_manager=FIELD_MANAGER)
+        )
     except StatusError as exc:
         log.info("could not update event %s/%s: %s", namespace, name, exc)

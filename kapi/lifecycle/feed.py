@@ -123,11 +123,17 @@ class _Plan:
         if deleted:
             self.deleted.add(uid)
             self.owners.pop(uid, None)
-        elif "deletionTimestamp" in meta and set(meta.get("finalizers") or []) & set(GC_FINALIZERS):
+        elif "deletionTimestamp" in meta and set(meta.get("finalizers") or []) & set(
+            GC_FINALIZERS
+        ):
             self.owners[uid] = key
         refs = meta.get("ownerReferences")
         if isinstance(refs, list) and refs:
-            self.dependents[uid] = (key, [r for r in refs if isinstance(r, dict)], deleted)
+            self.dependents[uid] = (
+                key,
+                [r for r in refs if isinstance(r, dict)],
+                deleted,
+            )
         else:
             self.dependents.pop(uid, None)
         if group == "" and resource == "namespaces":
@@ -135,7 +141,12 @@ class _Plan:
                 self.namespace_changes[uid] = key
         elif namespace:
             self.namespaces_touched.add(namespace)
-            if deleted and group == "" and resource == "serviceaccounts" and name == "default":
+            if (
+                deleted
+                and group == ""
+                and resource == "serviceaccounts"
+                and name == "default"
+            ):
                 self.sa_deleted.add(namespace)
 
     def ask(self) -> int:
@@ -176,7 +187,11 @@ class _Plan:
                 if owner is not None and owner[4]:
                     rows.append(("owner", ref["uid"], *owner[:4], ""))
                     plain = False
-                elif owner is None or owner[3] != ref.get("name") or owner[2] not in ("", ns):
+                elif (
+                    owner is None
+                    or owner[3] != ref.get("name")
+                    or owner[2] not in ("", ns)
+                ):
                     plain = False
             if not plain and not deleted:
                 rows.append(("attempt", uid, g, r, ns, n, ""))
@@ -207,7 +222,7 @@ def sweep_deleting() -> int:
     live namespace lacking its default ServiceAccount. Uses partial indexes."""
     with connection.cursor() as cur:
         cur.execute(
-            'SELECT CASE WHEN "group" = \'\' AND resource = \'namespaces\' AND namespace = \'\''
+            "SELECT CASE WHEN \"group\" = '' AND resource = 'namespaces' AND namespace = ''"
             " THEN 'namespace' ELSE 'owner' END, uid::text, \"group\", resource, namespace, name"
             " FROM kapi_object WHERE data->'metadata' ? 'deletionTimestamp'"
             " AND ((\"group\" = '' AND resource = 'namespaces' AND namespace = '')"
@@ -232,7 +247,7 @@ def resync(full: bool = False) -> int:
     if full:
         with connection.cursor() as cur:
             cur.execute(
-                'SELECT \'attempt\', uid::text, "group", resource, namespace, name, \'\''
+                "SELECT 'attempt', uid::text, \"group\", resource, namespace, name, ''"
                 " FROM kapi_object WHERE data->'metadata' ? 'ownerReferences'"
             )
             asked += work.request(cur.fetchall(), bump=False)

@@ -59,8 +59,13 @@ _DANGLING_MAX = 10000
 
 def _owner_state(dep_rt, dep: dict, ref: dict) -> str:
     dep_ns = dep["metadata"].get("namespace") or ""
-    known = (str(ref.get("uid")), dep_ns, str(ref.get("apiVersion")), str(ref.get("kind")),
-             str(ref.get("name")))
+    known = (
+        str(ref.get("uid")),
+        dep_ns,
+        str(ref.get("apiVersion")),
+        str(ref.get("kind")),
+        str(ref.get("name")),
+    )
     if known in _DANGLING:
         return DANGLING
     state = _resolve_owner(dep_rt, dep, ref)
@@ -78,23 +83,31 @@ def _resolve_owner(dep_rt, dep: dict, ref: dict) -> str:
     dep_ns = dep["metadata"].get("namespace") or ""
     if owner_rt.namespaced and not dep_rt.namespaced:
         events.record(
-            dep_rt, dep, "Warning", "OwnerRefInvalidNamespace",
-            f"ownerRef {_ref_text(ref, '')} does not exist in namespace \"\"",
+            dep_rt,
+            dep,
+            "Warning",
+            "OwnerRefInvalidNamespace",
+            f'ownerRef {_ref_text(ref, "")} does not exist in namespace ""',
             events.GC_COMPONENT,
         )
         return UNRESOLVABLE
     ns = dep_ns if owner_rt.namespaced else ""
     try:
         found = default_storage().get(
-            Key(owner_rt.stored_group, owner_rt.stored_resource, ns, ref.get("name", ""))
+            Key(
+                owner_rt.stored_group, owner_rt.stored_resource, ns, ref.get("name", "")
+            )
         )
     except KeyNotFound:
         found = None
     if found is None or found["metadata"].get("uid") != ref.get("uid"):
         if owner_rt.namespaced and _exists_elsewhere(ref.get("uid"), dep_ns):
             events.record(
-                dep_rt, dep, "Warning", "OwnerRefInvalidNamespace",
-                f"ownerRef {_ref_text(ref, dep_ns)} does not exist in namespace \"{dep_ns}\"",
+                dep_rt,
+                dep,
+                "Warning",
+                "OwnerRefInvalidNamespace",
+                f'ownerRef {_ref_text(ref, dep_ns)} does not exist in namespace "{dep_ns}"',
                 events.GC_COMPONENT,
             )
         return DANGLING
@@ -112,7 +125,8 @@ def _exists_elsewhere(uid, namespace: str) -> bool:
         return False
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT 1 FROM kapi_object WHERE uid = %s AND namespace <> %s", [uids[0], namespace]
+            "SELECT 1 FROM kapi_object WHERE uid = %s AND namespace <> %s",
+            [uids[0], namespace],
         )
         return cur.fetchone() is not None
 
@@ -177,7 +191,9 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
             dep_rt = objects.type_for_stored(dep.group, dep.resource)
             if dep_rt is None:
                 continue
-            _remove_refs_by_key(registry, dep_rt, dep.namespace, dep.name, dep.uid, {uid})
+            _remove_refs_by_key(
+                registry, dep_rt, dep.namespace, dep.name, dep.uid, {uid}
+            )
         if len(deps) == CHUNK:
             return True
         _remove_finalizer(registry, rt, obj, ORPHAN)
@@ -187,10 +203,15 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
         pending = [d for d in deps if not d.deleting]
         if pending:
             work.request(
-                [("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "") for d in pending]
+                [
+                    ("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "")
+                    for d in pending
+                ]
             )
             wakeup.wake_workers(2 if len(pending) > 50 else 1)
-        blocking = [d for d in deps if any(r.get("blockOwnerDeletion") for r in d.refs_to(uid))]
+        blocking = [
+            d for d in deps if any(r.get("blockOwnerDeletion") for r in d.refs_to(uid))
+        ]
         if not blocking:
             _remove_finalizer(registry, rt, obj, FOREGROUND)
     return False
@@ -206,19 +227,27 @@ def _delete(registry: Registry, rt, obj: dict, policy: str) -> None:
     except StatusError as exc:
         if not _gone(exc):
             events.record(
-                rt, obj, "Warning", "FailedDelete",
+                rt,
+                obj,
+                "Warning",
+                "FailedDelete",
                 f"the garbage collector could not delete {rt.plural} {meta['name']}: {exc}",
-                events.GC_COMPONENT, registry,
+                events.GC_COMPONENT,
+                registry,
             )
             raise
 
 
 def _remove_refs(registry: Registry, rt, obj: dict, uids: set) -> None:
     meta = obj["metadata"]
-    _remove_refs_by_key(registry, rt, meta.get("namespace", ""), meta["name"], meta["uid"], uids)
+    _remove_refs_by_key(
+        registry, rt, meta.get("namespace", ""), meta["name"], meta["uid"], uids
+    )
 
 
-def _remove_refs_by_key(registry: Registry, rt, namespace: str, name: str, uid: str, uids: set) -> None:
+def _remove_refs_by_key(
+    registry: Registry, rt, namespace: str, name: str, uid: str, uids: set
+) -> None:
     def strip(current: dict) -> dict:
         refs = current["metadata"].get("ownerReferences") or []
         kept = [r for r in refs if not (isinstance(r, dict) and r.get("uid") in uids)]
@@ -230,7 +259,11 @@ def _remove_refs_by_key(registry: Registry, rt, namespace: str, name: str, uid: 
 
     try:
         registry.update_with(
-            rt, namespace, name, strip, UpdateOptions(field_manager=FIELD_MANAGER),
+            rt,
+            namespace,
+            name,
+            strip,
+            UpdateOptions(field_manager=FIELD_MANAGER),
             preconditions=Preconditions(uid=uid),
         )
     except StatusError as exc:
@@ -242,7 +275,9 @@ def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None
     meta = obj["metadata"]
 
     def strip(current: dict) -> dict:
-        kept = [f for f in current["metadata"].get("finalizers") or [] if f != finalizer]
+        kept = [
+            f for f in current["metadata"].get("finalizers") or [] if f != finalizer
+        ]
         if kept:
             current["metadata"]["finalizers"] = kept
         else:
@@ -251,8 +286,12 @@ def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None
 
     try:
         registry.update_with(
-            rt, meta.get("namespace", ""), meta["name"], strip,
-            UpdateOptions(field_manager=FIELD_MANAGER), preconditions=Preconditions(uid=meta["uid"]),
+            rt,
+            meta.get("namespace", ""),
+            meta["name"],
+            strip,
+            UpdateOptions(field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:
         if not _gone(exc):

@@ -56,6 +56,8 @@ class Work(models.Model):
         db_table = "kapi_lifecycle_work"
         app_label = "kapi"
         constraints = [
-            models.UniqueConstraint(fields=["kind", "uid"], name="kapi_lifecycle_work_item")
+            models.UniqueConstraint(
+                fields=["kind", "uid"], name="kapi_lifecycle_work_item"
+            )
         ]
         indexes = [models.Index(fields=["due", "id"], name="kapi_lifecycle_work_due")]

@@ -56,15 +56,21 @@ def process(uid: str, registry: Registry | None = None) -> float | None:
         return None
     if finalizers and sum(remaining.values()) == _deleting_count(name):
         events.record(
-            rt, ns, "Warning", "NamespaceFinalizersRemaining",
+            rt,
+            ns,
+            "Warning",
+            "NamespaceFinalizersRemaining",
             "Some content in the namespace has finalizers remaining: "
             + _finalizer_text(finalizers),
-            events.NAMESPACE_COMPONENT, registry,
+            events.NAMESPACE_COMPONENT,
+            registry,
         )
     return 5.0 if asked else 2.0
 
 
-def ensure_default_service_account(namespace: str, registry: Registry | None = None) -> None:
+def ensure_default_service_account(
+    namespace: str, registry: Registry | None = None
+) -> None:
     registry = registry or Registry()
     rt = catalog().lookup("", "v1", "serviceaccounts")
     try:
@@ -74,8 +80,13 @@ def ensure_default_service_account(namespace: str, registry: Registry | None = N
         pass
     try:
         registry.create(
-            rt, namespace,
-            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}},
+            rt,
+            namespace,
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": "default"},
+            },
             CreateOptions(field_manager=FIELD_MANAGER),
         )
     except StatusError as exc:
@@ -90,7 +101,8 @@ def delete_content_item(item, registry: Registry | None = None) -> None:
     if rt is None:
         return
     options = DeleteOptions(
-        preconditions=Preconditions(uid=item.uid), propagation_policy=item.policy or "Background"
+        preconditions=Preconditions(uid=item.uid),
+        propagation_policy=item.policy or "Background",
     )
     try:
         registry.delete(rt, item.namespace, item.name, options)
@@ -100,9 +112,13 @@ def delete_content_item(item, registry: Registry | None = None) -> None:
         try:
             obj = registry.get(rt, item.namespace, item.name)
             events.record(
-                rt, obj, "Warning", "FailedDelete",
+                rt,
+                obj,
+                "Warning",
+                "FailedDelete",
                 f"the namespace controller could not delete {rt.plural} {item.name}: {exc}",
-                events.NAMESPACE_COMPONENT, registry,
+                events.NAMESPACE_COMPONENT,
+                registry,
             )
         except StatusError:
             pass
@@ -124,6 +140,9 @@ def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
         " SELECT 'delete', uid, \"group\", resource, namespace, name, 'Background', 0, 0, now()"
         f" FROM kapi_object WHERE namespace = %s AND {where}"
         " AND NOT (data->'metadata' ? 'deletionTimestamp')"
+        # Objects already asked for are skipped by the index, not by conflicts.
+        " AND NOT EXISTS (SELECT 1 FROM kapi_lifecycle_work w"
+        " WHERE w.kind = 'delete' AND w.uid = kapi_object.uid)"
         " ON CONFLICT (kind, uid) DO NOTHING"
     )
     with connection.cursor() as cur:
@@ -174,34 +193,93 @@ def _deleting_count(namespace: str) -> int:
 
 
 def _finalizer_text(finalizers: Counter) -> str:
-    return ", ".join(f"{f} in {n} resource instances" for f, n in sorted(finalizers.items()))
+    return ", ".join(
+        f"{f} in {n} resource instances" for f, n in sorted(finalizers.items())
+    )
 
 
 def _conditions(remaining: Counter, finalizers: Counter, failing: int) -> list[dict]:
     def cond(type_: str, status: bool, reason: str, message: str) -> dict:
-        return {"type": type_, "status": "True" if status else "False", "reason": reason, "message": message}
+        return {
+            "type": type_,
+            "status": "True" if status else "False",
+            "reason": reason,
+            "message": message,
+        }
 
     out = [
-        cond("NamespaceDeletionDiscoveryFailure", False, "ResourcesDiscovered", "All resources successfully discovered"),
-        cond("NamespaceDeletionGroupVersionParsingFailure", False, "ParsedGroupVersions", "All legacy kube types successfully parsed"),
+        cond(
+            "NamespaceDeletionDiscoveryFailure",
+            False,
+            "ResourcesDiscovered",
+            "All resources successfully discovered",
+        ),
+        cond(
+            "NamespaceDeletionGroupVersionParsingFailure",
+            False,
+            "ParsedGroupVersions",
+            "All legacy kube types successfully parsed",
+        ),
     ]
     if failing:
-        out.append(cond("NamespaceDeletionContentFailure", True, "ContentDeletionFailed",
-                        f"Failed to delete all resource types, {failing} remaining: some objects could not be deleted"))
+        out.append(
+            cond(
+                "NamespaceDeletionContentFailure",
+                True,
+                "ContentDeletionFailed",
+                f"Failed to delete all resource types, {failing} remaining: some objects could not be deleted",
+            )
+        )
     else:
-        out.append(cond("NamespaceDeletionContentFailure", False, "ContentDeleted",
-                        "All content successfully deleted, may be waiting on finalization"))
+        out.append(
+            cond(
+                "NamespaceDeletionContentFailure",
+                False,
+                "ContentDeleted",
+                "All content successfully deleted, may be waiting on finalization",
+            )
+        )
     if remaining:
-        text = ", ".join(f"{r}.{g} has {n} resource instances" for (g, r), n in sorted(remaining.items()))
-        out.append(cond("NamespaceContentRemaining", True, "SomeResourcesRemain", f"Some resources are remaining: {text}"))
+        text = ", ".join(
+            f"{r}.{g} has {n} resource instances"
+            for (g, r), n in sorted(remaining.items())
+        )
+        out.append(
+            cond(
+                "NamespaceContentRemaining",
+                True,
+                "SomeResourcesRemain",
+                f"Some resources are remaining: {text}",
+            )
+        )
     else:
-        out.append(cond("NamespaceContentRemaining", False, "ContentRemoved", "All content successfully removed"))
+        out.append(
+            cond(
+                "NamespaceContentRemaining",
+                False,
+                "ContentRemoved",
+                "All content successfully removed",
+            )
+        )
     if finalizers:
-        out.append(cond("NamespaceFinalizersRemaining", True, "SomeFinalizersRemain",
-                        "Some content in the namespace has finalizers remaining: " + _finalizer_text(finalizers)))
+        out.append(
+            cond(
+                "NamespaceFinalizersRemaining",
+                True,
+                "SomeFinalizersRemain",
+                "Some content in the namespace has finalizers remaining: "
+                + _finalizer_text(finalizers),
+            )
+        )
     else:
-        out.append(cond("NamespaceFinalizersRemaining", False, "ContentHasNoFinalizers",
-                        "All content-preserving finalizers finished"))
+        out.append(
+            cond(
+                "NamespaceFinalizersRemaining",
+                False,
+                "ContentHasNoFinalizers",
+                "All content-preserving finalizers finished",
+            )
+        )
     return out
 
 
@@ -215,18 +293,31 @@ def _set_conditions(registry, rt, ns, remaining, finalizers, failing) -> None:
         merged = []
         for c in wanted:
             prev = old.get(c["type"])
-            if prev and all(prev.get(k) == c[k] for k in ("status", "reason", "message")):
+            if prev and all(
+                prev.get(k) == c[k] for k in ("status", "reason", "message")
+            ):
                 merged.append(prev)
             else:
-                merged.append({"type": c["type"], "status": c["status"], "lastTransitionTime": now,
-                               "reason": c["reason"], "message": c["message"]})
+                merged.append(
+                    {
+                        "type": c["type"],
+                        "status": c["status"],
+                        "lastTransitionTime": now,
+                        "reason": c["reason"],
+                        "message": c["message"],
+                    }
+                )
         status["conditions"] = merged
         return current
 
     meta = ns["metadata"]
     try:
         registry.update_with(
-            rt, "", meta["name"], apply, UpdateOptions(subresource="status", field_manager=FIELD_MANAGER),
+            rt,
+            "",
+            meta["name"],
+            apply,
+            UpdateOptions(subresource="status", field_manager=FIELD_MANAGER),
             preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:
@@ -244,7 +335,11 @@ def _finalize(registry, rt, ns) -> None:
 
     try:
         registry.update_with(
-            rt, "", meta["name"], strip, UpdateOptions(subresource="finalize", field_manager=FIELD_MANAGER),
+            rt,
+            "",
+            meta["name"],
+            strip,
+            UpdateOptions(subresource="finalize", field_manager=FIELD_MANAGER),
             preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:

@@ -72,10 +72,18 @@ def kind_type(api_version: str | None, kind: str | None) -> ResourceType | None:
 
 def served_namespaced() -> list[tuple[str, str]]:
     """(stored group, stored resource) of every namespaced type served now."""
-    return sorted({(rt.stored_group, rt.stored_resource) for rt in catalog().types() if rt.namespaced})
+    return sorted(
+        {
+            (rt.stored_group, rt.stored_resource)
+            for rt in catalog().types()
+            if rt.namespaced
+        }
+    )
 
 
-def get_by_uid(uid: str, registry: Registry | None = None) -> tuple[ResourceType, Object] | None:
+def get_by_uid(
+    uid: str, registry: Registry | None = None
+) -> tuple[ResourceType, Object] | None:
     """The object with this uid as its served type shows it (one indexed read)."""
     with connection.cursor() as cur:
         cur.execute(
@@ -104,7 +112,11 @@ class Dependent:
     deleting: bool
 
     def refs_to(self, owner_uid: str) -> list[dict]:
-        return [r for r in self.owner_references if isinstance(r, dict) and r.get("uid") == owner_uid]
+        return [
+            r
+            for r in self.owner_references
+            if isinstance(r, dict) and r.get("uid") == owner_uid
+        ]
 
 
 def dependents(owner_uids: list[str], limit: int | None = None) -> list[Dependent]:
@@ -129,5 +141,7 @@ ORDER BY uid
     for uid, group, resource, namespace, name, refs, deleting in rows:
         if isinstance(refs, (str, bytes)):
             refs = orjson.loads(refs)
-        out.append(Dependent(uid, group, resource, namespace, name, refs or [], bool(deleting)))
+        out.append(
+            Dependent(uid, group, resource, namespace, name, refs or [], bool(deleting))
+        )
     return out

@@ -34,7 +34,8 @@ def run_batch(limit: int = BATCH) -> int:
     finished: list[work.Item] = []
     index = 0
     try:
-        for index, item in enumerate(items):
+        for index in range(len(items)):
+            item = items[index]
             if time.monotonic() - started > work.CLAIM_SECONDS / 3:
                 break
             try:
@@ -44,8 +45,13 @@ def run_batch(limit: int = BATCH) -> int:
             except Exception as exc:
                 if isinstance(exc, DatabaseError) and connection.needs_rollback:
                     raise
-                log.warning("lifecycle %s %s failed: %s", item.kind, item.uid, exc,
-                            exc_info=not isinstance(exc, StatusError))
+                log.warning(
+                    "lifecycle %s %s failed: %s",
+                    item.kind,
+                    item.uid,
+                    exc,
+                    exc_info=not isinstance(exc, StatusError),
+                )
                 work.postpone(item, min(60.0, 0.5 * 2 ** min(item.attempts, 7)))
                 continue
             if again is None:
@@ -61,7 +67,9 @@ def run_batch(limit: int = BATCH) -> int:
             work.finish(finished)
             work.release(items[index:])
         except DatabaseError:
-            log.warning("could not release lifecycle claims; they will expire", exc_info=True)
+            log.warning(
+                "could not release lifecycle claims; they will expire", exc_info=True
+            )
     if len(items) == limit:
         wakeup.wake_workers()
     return len(items)

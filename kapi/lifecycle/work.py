@@ -61,7 +61,7 @@ def request(rows: list[tuple], *, bump: bool = True) -> int:
         unique[(row[0], row[1])] = row
     if not unique:
         return 0
-    columns = list(zip(*unique.values()))
+    columns = list(zip(*unique.values(), strict=True))
     sql = (
         'INSERT INTO kapi_lifecycle_work (kind, uid, "group", resource, namespace, name, policy,'
         " generation, attempts, due)"

@@ -18,7 +18,12 @@ from kapi import errors
 from kapi.errors import Cause, StatusError
 from kapi.registry.catalog import catalog
 from kapi.registry.fields import check_fields, manage_fields
-from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.options import (
+    CreateOptions,
+    DeleteOptions,
+    ListOptions,
+    UpdateOptions,
+)
 from kapi.registry.patch import PatchMixin
 from kapi.registry.resource import ResourceType
 from kapi.storage import (
@@ -35,7 +40,7 @@ from kapi.storage import (
 from kapi.storage.interface import check_preconditions
 from kapi.validation.metadata import validate_object_meta, validate_object_meta_update
 
-__all__ = ["GC_FINALIZERS", "Registry", "WRITE_OBSERVERS", "now_rfc3339"]
+__all__ = ["GC_FINALIZERS", "WRITE_OBSERVERS", "Registry", "now_rfc3339"]
 
 Object = dict[str, Any]
 

@@ -25,7 +25,9 @@ def namespace(api: API) -> Iterator[str]:
     api.delete(f"/api/v1/namespaces/{name}")
 
 
-def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1, what: str = "condition"):
+def wait_for(
+    predicate, timeout: float = 30.0, interval: float = 0.1, what: str = "condition"
+):
     """Poll ``predicate`` until it returns something truthy; return that."""
     deadline = time.monotonic() + timeout
     while True:
@@ -41,8 +43,13 @@ def gone(api: API, path: str) -> bool:
     return api.get(path).status_code == 404
 
 
-def cm(name: str, *, owners: list[dict] | None = None, finalizers: list[str] | None = None,
-       labels: dict | None = None) -> dict:
+def cm(
+    name: str,
+    *,
+    owners: list[dict] | None = None,
+    finalizers: list[str] | None = None,
+    labels: dict | None = None,
+) -> dict:
     meta: dict = {"name": name}
     if owners:
         meta["ownerReferences"] = owners
@@ -50,7 +57,12 @@ def cm(name: str, *, owners: list[dict] | None = None, finalizers: list[str] | N
         meta["finalizers"] = finalizers
     if labels:
         meta["labels"] = labels
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta,
+        "data": {"k": "v"},
+    }
 
 
 def owner_ref(obj: dict, block: bool = False) -> dict:
@@ -74,16 +86,20 @@ def lifecycle_state(server, namespace: str) -> str:
 
     lines = []
     with psycopg.connect(_embedded_postgres_url(server.data_dir / "postgres")) as conn:
-        lines.append(f"cursor: {conn.execute('SELECT id, revision, wanted FROM kapi_lifecycle_cursor ORDER BY id').fetchall()}")
+        lines.append(
+            f"cursor: {conn.execute('SELECT id, revision, wanted FROM kapi_lifecycle_cursor ORDER BY id').fetchall()}"
+        )
         lines.append(f"horizon: {conn.execute('SELECT kapi_rv_horizon()').fetchone()}")
         for row in conn.execute(
             "SELECT kind, name, generation, attempts, due, claimed_until, now() FROM kapi_lifecycle_work"
-            " WHERE namespace = %s", [namespace]
+            " WHERE namespace = %s",
+            [namespace],
         ).fetchall():
             lines.append(f"work: {row}")
         for row in conn.execute(
             "SELECT resource_version, type, name FROM kapi_change WHERE namespace = %s"
-            " ORDER BY resource_version", [namespace]
+            " ORDER BY resource_version",
+            [namespace],
         ).fetchall():
             lines.append(f"change: {row}")
     return "\n".join(lines)

@@ -24,21 +24,40 @@ def widgets(api):
         "spec": {
             "group": group,
             "scope": "Namespaced",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-            "versions": [{
-                "name": "v1", "served": True, "storage": True,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-            }],
+            "names": {
+                "plural": "widgets",
+                "singular": "widget",
+                "kind": "Widget",
+                "listKind": "WidgetList",
+            },
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "x-kubernetes-preserve-unknown-fields": True,
+                        }
+                    },
+                }
+            ],
         },
     }
     r = api.post(CRD_PATH, crd)
     assert r.status_code == 201, r.text
-    wait_for(lambda: api.get(f"/apis/{group}/v1/widgets").status_code == 200, what="CRD served")
+    wait_for(
+        lambda: api.get(f"/apis/{group}/v1/widgets").status_code == 200,
+        what="CRD served",
+    )
     yield group
     api.delete(f"{CRD_PATH}/widgets.{group}")
 
 
-def widget(name: str, owners: list[dict] | None = None, finalizers: list[str] | None = None) -> dict:
+def widget(
+    name: str, owners: list[dict] | None = None, finalizers: list[str] | None = None
+) -> dict:
     meta: dict = {"name": name}
     if owners:
         meta["ownerReferences"] = owners
@@ -69,15 +88,22 @@ def make_chain(api, group: str, namespace: str, prefix: str, block: bool) -> lis
 def test_policies_on_a_chain_of_custom_resources(api, widgets, namespace, policy):
     """Each policy on a ← b ← c Widgets, plus a ConfigMap owned by c."""
     a, b, c = make_chain(api, widgets, namespace, policy.lower(), block=True)
-    owned = api.post(f"/api/v1/namespaces/{namespace}/configmaps", cm("owned", owners=[owner_ref(c)])).json()
+    owned = api.post(
+        f"/api/v1/namespaces/{namespace}/configmaps", cm("owned", owners=[owner_ref(c)])
+    ).json()
     cm_path = f"/api/v1/namespaces/{namespace}/configmaps/owned"
-    r = api.delete(wpath(widgets, namespace, a["metadata"]["name"]), json={"propagationPolicy": policy})
+    r = api.delete(
+        wpath(widgets, namespace, a["metadata"]["name"]),
+        json={"propagationPolicy": policy},
+    )
     assert r.status_code == 200, r.text
     paths = [wpath(widgets, namespace, o["metadata"]["name"]) for o in (a, b, c)]
     if policy == "Orphan":
         wait_for(lambda: gone(api, paths[0]), what="owner gone")
         assert "ownerReferences" not in api.get(paths[1]).json()["metadata"]
-        assert api.get(paths[2]).status_code == 200 and api.get(cm_path).status_code == 200
+        assert (
+            api.get(paths[2]).status_code == 200 and api.get(cm_path).status_code == 200
+        )
         return
     if policy == "Foreground":
         assert "foregroundDeletion" in r.json()["metadata"]["finalizers"]
@@ -104,9 +130,16 @@ def test_namespace_termination_deletes_custom_resources(api, widgets):
     wait_for(only_held, what="unheld widgets deleted")
 
     def remaining():
-        conds = {c["type"]: c for c in api.get(f"/api/v1/namespaces/{ns}").json()["status"].get("conditions", [])}
+        conds = {
+            c["type"]: c
+            for c in api.get(f"/api/v1/namespaces/{ns}")
+            .json()["status"]
+            .get("conditions", [])
+        }
         msg = conds.get("NamespaceContentRemaining", {}).get("message", "")
-        return msg if msg.endswith(f"widgets.{widgets} has 1 resource instances") else None
+        return (
+            msg if msg.endswith(f"widgets.{widgets} has 1 resource instances") else None
+        )
 
     wait_for(remaining, what="content remaining condition")
     held = api.get(wpath(widgets, ns, "w0")).json()

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import threading
 
-import pytest
 from kubernetes import client, watch
 
 from tests.api.conftest import assert_status
@@ -27,10 +25,13 @@ def test_finalizer_lifecycle_with_watch(api, k8s_api_client, namespace):
 
     def watcher() -> None:
         w = watch.Watch()
-        for ev in w.stream(core.list_namespaced_config_map, namespace,
-                           field_selector="metadata.name=fin",
-                           resource_version=created["metadata"]["resourceVersion"],
-                           timeout_seconds=20):
+        for ev in w.stream(
+            core.list_namespaced_config_map,
+            namespace,
+            field_selector="metadata.name=fin",
+            resource_version=created["metadata"]["resourceVersion"],
+            timeout_seconds=20,
+        ):
             seen.append((ev["type"], ev["raw_object"]))
             if ev["type"] == "DELETED":
                 break
@@ -51,16 +52,31 @@ def test_finalizer_lifecycle_with_watch(api, k8s_api_client, namespace):
 
     # Deleting again changes nothing; adding a finalizer is refused.
     again = api.delete(f"{base}/fin").json()
-    assert again["metadata"]["deletionTimestamp"] == deleting["metadata"]["deletionTimestamp"]
-    more = dict(deleting, metadata={**deleting["metadata"], "finalizers": ["example.com/hold", "example.com/new"]})
+    assert (
+        again["metadata"]["deletionTimestamp"]
+        == deleting["metadata"]["deletionTimestamp"]
+    )
+    more = dict(
+        deleting,
+        metadata={
+            **deleting["metadata"],
+            "finalizers": ["example.com/hold", "example.com/new"],
+        },
+    )
     status = assert_status(api.put(f"{base}/fin", more), 422, "Invalid")
-    assert "no new finalizers can be added if the object is being deleted" in status["message"]
+    assert (
+        "no new finalizers can be added if the object is being deleted"
+        in status["message"]
+    )
 
     # An update that keeps the finalizer keeps the object and its deletionTimestamp.
     labelled = dict(deleting, metadata={**deleting["metadata"], "labels": {"x": "y"}})
     labelled["metadata"].pop("deletionTimestamp")
     kept = api.put(f"{base}/fin", labelled).json()
-    assert kept["metadata"]["deletionTimestamp"] == deleting["metadata"]["deletionTimestamp"]
+    assert (
+        kept["metadata"]["deletionTimestamp"]
+        == deleting["metadata"]["deletionTimestamp"]
+    )
 
     kept["metadata"]["finalizers"] = []
     r = api.put(f"{base}/fin", kept)
@@ -81,12 +97,21 @@ def test_delete_preconditions(api, namespace):
     body or as the Python client sends them."""
     base = f"/api/v1/namespaces/{namespace}/configmaps"
     obj = api.post(base, cm("pre")).json()
-    wrong_uid = {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": "0c7e2f5e-0000-0000-0000-000000000000"}}
+    wrong_uid = {
+        "kind": "DeleteOptions",
+        "apiVersion": "v1",
+        "preconditions": {"uid": "0c7e2f5e-0000-0000-0000-000000000000"},
+    }
     status = assert_status(api.delete(f"{base}/pre", json=wrong_uid), 409, "Conflict")
     assert "Precondition failed: UID in precondition" in status["message"]
     wrong_rv = {"preconditions": {"resourceVersion": "1"}}
     assert_status(api.delete(f"{base}/pre", json=wrong_rv), 409, "Conflict")
-    right = {"preconditions": {"uid": obj["metadata"]["uid"], "resourceVersion": obj["metadata"]["resourceVersion"]}}
+    right = {
+        "preconditions": {
+            "uid": obj["metadata"]["uid"],
+            "resourceVersion": obj["metadata"]["resourceVersion"],
+        }
+    }
     r = api.delete(f"{base}/pre", json=right)
     assert r.status_code == 200 and r.json()["status"] == "Success", r.text
 
@@ -134,15 +159,19 @@ def test_kubectl_delete_waits_for_finalizers(kapi_server, api, namespace, tmp_pa
     api.post(base, cm("waited", finalizers=["example.com/x"]))
 
     def release() -> None:
-        wait_for(lambda: "deletionTimestamp" in api.get(f"{base}/waited").json()["metadata"],
-                 what="deletionTimestamp")
+        wait_for(
+            lambda: "deletionTimestamp" in api.get(f"{base}/waited").json()["metadata"],
+            what="deletionTimestamp",
+        )
         obj = api.get(f"{base}/waited").json()
         obj["metadata"]["finalizers"] = []
         api.put(f"{base}/waited", obj)
 
     thread = threading.Thread(target=release, daemon=True)
     thread.start()
-    out = kapi_server.kubectl("delete", "configmap", "waited", "-n", namespace, "--wait", "--timeout=30s")
+    out = kapi_server.kubectl(
+        "delete", "configmap", "waited", "-n", namespace, "--wait", "--timeout=30s"
+    )
     assert 'configmap "waited" deleted' in out.stdout
     thread.join(10)
     assert gone(api, f"{base}/waited")

@@ -32,8 +32,10 @@ def test_background_deletes_owner_then_dependents(api, namespace):
     r = api.delete(path(namespace, a), json={"propagationPolicy": "Background"})
     assert r.status_code == 200 and r.json()["kind"] == "Status", r.text
     assert gone(api, path(namespace, a))
-    wait_for(lambda: gone(api, path(namespace, b)) and gone(api, path(namespace, c)),
-             what="dependents collected")
+    wait_for(
+        lambda: gone(api, path(namespace, b)) and gone(api, path(namespace, c)),
+        what="dependents collected",
+    )
 
 
 def test_foreground_keeps_owner_until_blocking_dependents_are_gone(api, namespace):
@@ -63,9 +65,12 @@ def test_foreground_keeps_owner_until_blocking_dependents_are_gone(api, namespac
     held = api.get(path(namespace, c)).json()
     held["metadata"]["finalizers"] = []
     assert api.put(path(namespace, c), held).status_code == 200
-    wait_for(lambda: all(gone(api, path(namespace, o)) for o in (a, b, c)), what="chain gone")
+    wait_for(
+        lambda: all(gone(api, path(namespace, o)) for o in (a, b, c)), what="chain gone"
+    )
     assert api.get(base).json()["items"] == [] or all(
-        i["metadata"]["name"].startswith("kube-root") for i in api.get(base).json()["items"]
+        i["metadata"]["name"].startswith("kube-root")
+        for i in api.get(base).json()["items"]
     )
 
 
@@ -87,10 +92,14 @@ def test_orphan_dependents_false_is_background(api, k8s_api_client, namespace):
     """The Python client's propagation_policy and orphan_dependents reach the GC."""
     core = client.CoreV1Api(k8s_api_client)
     a, b, c = chain(api, namespace, "py")
-    core.delete_namespaced_config_map(a["metadata"]["name"], namespace, orphan_dependents=True)
+    core.delete_namespaced_config_map(
+        a["metadata"]["name"], namespace, orphan_dependents=True
+    )
     wait_for(lambda: gone(api, path(namespace, a)), what="owner gone")
     assert "ownerReferences" not in api.get(path(namespace, b)).json()["metadata"]
-    core.delete_namespaced_config_map(b["metadata"]["name"], namespace, propagation_policy="Background")
+    core.delete_namespaced_config_map(
+        b["metadata"]["name"], namespace, propagation_policy="Background"
+    )
     wait_for(lambda: gone(api, path(namespace, c)), what="c collected")
 
 
@@ -100,21 +109,31 @@ def test_dependent_of_missing_owner_is_collected(api, kapi_server, namespace):
     reference."""
     base = f"/api/v1/namespaces/{namespace}/configmaps"
     live = api.post(base, cm("live")).json()
-    ghost = {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost",
-             "uid": "6a1f2b3c-1111-2222-3333-444455556666"}
+    ghost = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": "ghost",
+        "uid": "6a1f2b3c-1111-2222-3333-444455556666",
+    }
     wrong_uid = {**owner_ref(live), "uid": "6a1f2b3c-1111-2222-3333-777788889999"}
     api.post(base, cm("orphaned", owners=[ghost]))
     api.post(base, cm("wrong-uid", owners=[wrong_uid]))
     api.post(base, cm("kept", owners=[owner_ref(live), ghost]))
     try:
-        wait_for(lambda: gone(api, f"{base}/orphaned") and gone(api, f"{base}/wrong-uid"),
-                 what="dependents of missing owners collected")
+        wait_for(
+            lambda: gone(api, f"{base}/orphaned") and gone(api, f"{base}/wrong-uid"),
+            what="dependents of missing owners collected",
+        )
     except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{lifecycle_state(kapi_server, namespace)}") from None
+        raise AssertionError(
+            f"{exc}\n{lifecycle_state(kapi_server, namespace)}"
+        ) from None
 
     def kept_cleaned():
         meta = api.get(f"{base}/kept").json()["metadata"]
-        return [r["uid"] for r in meta.get("ownerReferences", [])] == [live["metadata"]["uid"]]
+        return [r["uid"] for r in meta.get("ownerReferences", [])] == [
+            live["metadata"]["uid"]
+        ]
 
     wait_for(kept_cleaned, what="dangling reference removed")
 
@@ -122,16 +141,25 @@ def test_dependent_of_missing_owner_is_collected(api, kapi_server, namespace):
 def test_cross_namespace_owner_is_absent_with_event(api, namespace):
     """A namespaced owner in another namespace counts as absent: the dependent is
     collected and an OwnerRefInvalidNamespace Event names it."""
-    other = api.post("/api/v1/namespaces/default/configmaps", cm(f"{namespace}-owner")).json()
+    other = api.post(
+        "/api/v1/namespaces/default/configmaps", cm(f"{namespace}-owner")
+    ).json()
     try:
         base = f"/api/v1/namespaces/{namespace}/configmaps"
         dep = api.post(base, cm("cross", owners=[owner_ref(other)])).json()
-        wait_for(lambda: gone(api, f"{base}/cross"), what="cross-namespace dependent collected")
+        wait_for(
+            lambda: gone(api, f"{base}/cross"),
+            what="cross-namespace dependent collected",
+        )
 
         def event():
-            items = api.get(f"/api/v1/namespaces/{namespace}/events",
-                            params={"fieldSelector": "reason=OwnerRefInvalidNamespace"}).json()["items"]
-            return [e for e in items if e["involvedObject"]["uid"] == dep["metadata"]["uid"]]
+            items = api.get(
+                f"/api/v1/namespaces/{namespace}/events",
+                params={"fieldSelector": "reason=OwnerRefInvalidNamespace"},
+            ).json()["items"]
+            return [
+                e for e in items if e["involvedObject"]["uid"] == dep["metadata"]["uid"]
+            ]
 
         ev = wait_for(event, what="OwnerRefInvalidNamespace event")[0]
         assert ev["type"] == "Warning"
@@ -148,12 +176,20 @@ def test_cluster_scoped_dependent_with_namespaced_owner_is_kept(api, namespace):
     kept (kube cannot collect it) and an Event is recorded."""
     owner = api.post(f"/api/v1/namespaces/{namespace}/configmaps", cm("nsowner")).json()
     name = f"{namespace}-dep"
-    ns = api.post("/api/v1/namespaces", {"metadata": {"name": name, "ownerReferences": [owner_ref(owner)]}}).json()
+    ns = api.post(
+        "/api/v1/namespaces",
+        {"metadata": {"name": name, "ownerReferences": [owner_ref(owner)]}},
+    ).json()
     try:
+
         def event():
-            items = api.get("/api/v1/namespaces/default/events",
-                            params={"fieldSelector": "reason=OwnerRefInvalidNamespace"}).json()["items"]
-            return [e for e in items if e["involvedObject"]["uid"] == ns["metadata"]["uid"]]
+            items = api.get(
+                "/api/v1/namespaces/default/events",
+                params={"fieldSelector": "reason=OwnerRefInvalidNamespace"},
+            ).json()["items"]
+            return [
+                e for e in items if e["involvedObject"]["uid"] == ns["metadata"]["uid"]
+            ]
 
         wait_for(event, what="event for the cluster-scoped dependent")
         assert api.get(f"/api/v1/namespaces/{name}").status_code == 200
@@ -167,8 +203,16 @@ def test_kubectl_delete_cascade(kapi_server, api, namespace, cascade):
     if cascade == "foreground" and not HAS_WATCH:
         pytest.skip("kubectl --wait on an object that stays needs watch")
     a, b, c = chain(api, namespace, f"k{cascade[:2]}", block=True)
-    out = kapi_server.kubectl("delete", "configmap", a["metadata"]["name"], "-n", namespace,
-                              f"--cascade={cascade}", "--wait", "--timeout=60s")
+    out = kapi_server.kubectl(
+        "delete",
+        "configmap",
+        a["metadata"]["name"],
+        "-n",
+        namespace,
+        f"--cascade={cascade}",
+        "--wait",
+        "--timeout=60s",
+    )
     assert "deleted" in out.stdout
     assert gone(api, path(namespace, a))
     if cascade == "orphan":
@@ -178,8 +222,10 @@ def test_kubectl_delete_cascade(kapi_server, api, namespace, cascade):
     elif cascade == "foreground":
         assert gone(api, path(namespace, b)) and gone(api, path(namespace, c))
     else:
-        wait_for(lambda: gone(api, path(namespace, b)) and gone(api, path(namespace, c)),
-                 what="dependents collected")
+        wait_for(
+            lambda: gone(api, path(namespace, b)) and gone(api, path(namespace, c)),
+            what="dependents collected",
+        )
 
 
 def test_foreground_owner_releases_dependent_with_another_owner(api, namespace):
@@ -188,11 +234,15 @@ def test_foreground_owner_releases_dependent_with_another_owner(api, namespace):
     base = f"/api/v1/namespaces/{namespace}/configmaps"
     a = api.post(base, cm("fga")).json()
     x = api.post(base, cm("fgx")).json()
-    b = api.post(base, cm("fgb", owners=[owner_ref(a, block=True), owner_ref(x)])).json()
+    b = api.post(
+        base, cm("fgb", owners=[owner_ref(a, block=True), owner_ref(x)])
+    ).json()
     r = api.delete(f"{base}/fga", json={"propagationPolicy": "Foreground"})
     assert r.status_code == 200
     wait_for(lambda: gone(api, f"{base}/fga"), timeout=10, what="owner gone")
     kept = api.get(f"{base}/fgb").json()
-    assert [ref["uid"] for ref in kept["metadata"]["ownerReferences"]] == [x["metadata"]["uid"]]
+    assert [ref["uid"] for ref in kept["metadata"]["ownerReferences"]] == [
+        x["metadata"]["uid"]
+    ]
     assert "deletionTimestamp" not in kept["metadata"]
     assert kept["metadata"]["uid"] == b["metadata"]["uid"]

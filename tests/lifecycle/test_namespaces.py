@@ -19,10 +19,15 @@ def test_default_service_account_appears(api, namespace):
     sa = f"/api/v1/namespaces/{namespace}/serviceaccounts/default"
     wait_for(lambda: api.get(sa).status_code == 200, what="default ServiceAccount")
     for system in ("default", "kube-system", "kube-public"):
-        wait_for(lambda: api.get(f"/api/v1/namespaces/{system}/serviceaccounts/default").status_code == 200,
-                 what=f"default ServiceAccount in {system}")
+        path = f"/api/v1/namespaces/{system}/serviceaccounts/default"
+        wait_for(
+            lambda path=path: api.get(path).status_code == 200,
+            what=f"default ServiceAccount in {system}",
+        )
     assert api.delete(sa).status_code == 200
-    wait_for(lambda: api.get(sa).status_code == 200, what="default ServiceAccount recreated")
+    wait_for(
+        lambda: api.get(sa).status_code == 200, what="default ServiceAccount recreated"
+    )
 
 
 def test_protected_namespaces_cannot_be_deleted(api):
@@ -30,7 +35,9 @@ def test_protected_namespaces_cannot_be_deleted(api):
         assert_status(api.delete(f"/api/v1/namespaces/{name}"), 403, "Forbidden")
 
 
-def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api_client):
+def test_kubectl_delete_namespace_waits_for_finalizers(
+    kapi_server, api, k8s_api_client
+):
     """``kubectl delete ns`` of a namespace holding objects (two with finalizers that
     another client removes later): Terminating with kube's conditions, creation
     refused with 403, everything deleted, then the namespace."""
@@ -42,19 +49,29 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
         api.post(base, cm(f"plain{i}"))
     api.post(base, cm("held1", finalizers=["example.com/hold"]))
     api.post(base, cm("held2", finalizers=["example.com/hold", "example.com/other"]))
-    api.post(f"/api/v1/namespaces/{ns}/secrets", {"metadata": {"name": "s"}, "stringData": {"a": "b"}})
+    api.post(
+        f"/api/v1/namespaces/{ns}/secrets",
+        {"metadata": {"name": "s"}, "stringData": {"a": "b"}},
+    )
 
     result: dict = {}
 
     def delete() -> None:
         # Without watch kubectl cannot wait; the test then polls instead.
         wait = ["--wait", "--timeout=90s"] if HAS_WATCH else ["--wait=false"]
-        result["out"] = kapi_server.kubectl("delete", "namespace", ns, *wait, check=False)
+        result["out"] = kapi_server.kubectl(
+            "delete", "namespace", ns, *wait, check=False
+        )
 
     deleter = threading.Thread(target=delete)
     deleter.start()
-    wait_for(lambda: "deletionTimestamp" in api.get(f"/api/v1/namespaces/{ns}").json()["metadata"],
-             what="namespace terminating")
+    wait_for(
+        lambda: (
+            "deletionTimestamp"
+            in api.get(f"/api/v1/namespaces/{ns}").json()["metadata"]
+        ),
+        what="namespace terminating",
+    )
     got = api.get(f"/api/v1/namespaces/{ns}").json()
     assert got["status"]["phase"] == "Terminating"
     assert got["metadata"]["deletionTimestamp"]
@@ -68,7 +85,9 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     )
     assert status["details"]["causes"][0]["reason"] == "NamespaceTerminating"
     try:
-        core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="late2")))
+        core.create_namespaced_config_map(
+            ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="late2"))
+        )
         raise AssertionError("created in a terminating namespace")
     except ApiException as exc:
         assert exc.status == 403
@@ -81,9 +100,16 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     wait_for(only_held_left, what="plain content deleted")
 
     def conditions():
-        conds = {c["type"]: c for c in api.get(f"/api/v1/namespaces/{ns}").json()["status"].get("conditions", [])}
-        settled = conds.get("NamespaceContentRemaining", {}).get("message", "").endswith(
-            ": configmaps. has 2 resource instances"
+        conds = {
+            c["type"]: c
+            for c in api.get(f"/api/v1/namespaces/{ns}")
+            .json()["status"]
+            .get("conditions", [])
+        }
+        settled = (
+            conds.get("NamespaceContentRemaining", {})
+            .get("message", "")
+            .endswith(": configmaps. has 2 resource instances")
         )
         return conds if settled else None
 
@@ -102,7 +128,9 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     for c in conds.values():
         assert c["lastTransitionTime"]
     # The conditions are written as kube's controllers write them.
-    entries = api.get(f"/api/v1/namespaces/{ns}").json()["metadata"].get("managedFields", [])
+    entries = (
+        api.get(f"/api/v1/namespaces/{ns}").json()["metadata"].get("managedFields", [])
+    )
     assert {"manager": "kube-controller-manager", "subresource": "status"} in [
         {"manager": e["manager"], "subresource": e.get("subresource")} for e in entries
     ], entries
@@ -120,7 +148,9 @@ def test_kubectl_delete_namespace_waits_for_finalizers(kapi_server, api, k8s_api
     deleter.join(120)
     assert result["out"].returncode == 0, result["out"].stderr
     assert 'namespace "lc-terminate" deleted' in result["out"].stdout
-    wait_for(lambda: gone(api, f"/api/v1/namespaces/{ns}"), timeout=60, what="namespace gone")
+    wait_for(
+        lambda: gone(api, f"/api/v1/namespaces/{ns}"), timeout=60, what="namespace gone"
+    )
 
 
 def test_finalize_subresource(api):
@@ -128,7 +158,10 @@ def test_finalize_subresource(api):
     namespace removes it."""
     ns = "lc-finalize"
     api.post("/api/v1/namespaces", {"metadata": {"name": ns}})
-    api.post(f"/api/v1/namespaces/{ns}/configmaps", cm("held", finalizers=["example.com/hold"]))
+    api.post(
+        f"/api/v1/namespaces/{ns}/configmaps",
+        cm("held", finalizers=["example.com/hold"]),
+    )
     obj = api.get(f"/api/v1/namespaces/{ns}").json()
     obj["spec"]["finalizers"] = ["kubernetes", "example.com/ns"]
     obj["status"] = {"phase": "Terminating"}
@@ -139,7 +172,10 @@ def test_finalize_subresource(api):
     # A plain update cannot change spec.finalizers.
     plain = r.json()
     plain["spec"]["finalizers"] = []
-    assert api.put(f"/api/v1/namespaces/{ns}", plain).json()["spec"]["finalizers"] == ["kubernetes", "example.com/ns"]
+    assert api.put(f"/api/v1/namespaces/{ns}", plain).json()["spec"]["finalizers"] == [
+        "kubernetes",
+        "example.com/ns",
+    ]
     api.delete(f"/api/v1/namespaces/{ns}")
     # Emptying spec.finalizers through /finalize lets the namespace go at once
     # (its content is not waited for: kube's "force" escape hatch).
@@ -149,4 +185,3 @@ def test_finalize_subresource(api):
     r = api.put(f"/api/v1/namespaces/{ns}/finalize", obj)
     assert r.status_code == 200, r.text
     assert gone(api, f"/api/v1/namespaces/{ns}")
-

@@ -12,9 +12,14 @@ import pytest
 def _setup_django() -> None:
     """Settings for importing the registry without a server (as tests/admin does),
     leaving the environment as it was for the servers other suites start."""
-    saved = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
+    saved = {
+        k: os.environ.get(k)
+        for k in ("KAPI_DATA_DIR", "DATABASE_URL", "DJANGO_SETTINGS_MODULE")
+    }
     os.environ.setdefault("KAPI_DATA_DIR", tempfile.mkdtemp(prefix="kapi-hooks-"))
-    os.environ.setdefault("DATABASE_URL", "postgresql://postgres:@/postgres?host=/nonexistent")
+    os.environ.setdefault(
+        "DATABASE_URL", "postgresql://postgres:@/postgres?host=/nonexistent"
+    )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
     import django
 
@@ -30,7 +35,11 @@ _setup_django()
 
 from kapi.registry.builtin import BUILTIN_TYPES  # noqa: E402
 
-HOOKS = ("pending_finalizers", "prepare_for_graceful_delete", "prepare_for_subresource_update")
+HOOKS = (
+    "pending_finalizers",
+    "prepare_for_graceful_delete",
+    "prepare_for_subresource_update",
+)
 
 
 @pytest.mark.parametrize("hook", HOOKS)
@@ -39,12 +48,16 @@ def test_wrappers_delegate_lifecycle_hooks(hook):
         strategy = rt.strategy
         inner = getattr(strategy, "inner", None)
         if inner is not None:
-            assert hook in type(strategy).__dict__, f"{type(strategy).__name__} hides {hook}"
+            assert hook in type(strategy).__dict__, (
+                f"{type(strategy).__name__} hides {hook}"
+            )
 
 
 def test_namespace_strategy_as_served():
     ns = next(rt for rt in BUILTIN_TYPES if rt.kind == "Namespace")
-    assert ns.strategy.pending_finalizers({"metadata": {}, "spec": {"finalizers": ["kubernetes"]}})
+    assert ns.strategy.pending_finalizers(
+        {"metadata": {}, "spec": {"finalizers": ["kubernetes"]}}
+    )
     obj = {"metadata": {}, "status": {"phase": "Active"}}
     ns.strategy.prepare_for_graceful_delete(obj)
     assert obj["status"]["phase"] == "Terminating"

@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 import pytest
-
 from kapi_testserver import ROOT, start_server, stop_server
+
 from tests.api.conftest import API
 from tests.lifecycle.conftest import wait_for
 
@@ -45,8 +44,12 @@ def _start_worker(data_dir, log) -> subprocess.Popen:
 
     return subprocess.Popen(
         celery_worker_argv(concurrency=2, log_level="info"),
-        env=_worker_env(data_dir), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, start_new_session=True,
+        env=_worker_env(data_dir),
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
     )
 
 
@@ -77,7 +80,9 @@ def test_sigkilled_worker_mid_namespace_deletion(bare_server, tmp_path):
     base = f"/api/v1/namespaces/{ns}/configmaps"
 
     def create(i: int) -> int:
-        return api.post(base, {"metadata": {"name": f"cm{i:04d}"}, "data": {"i": str(i)}}).status_code
+        return api.post(
+            base, {"metadata": {"name": f"cm{i:04d}"}, "data": {"i": str(i)}}
+        ).status_code
 
     with ThreadPoolExecutor(8) as pool:
         assert set(pool.map(create, range(OBJECTS))) == {201}
@@ -91,7 +96,12 @@ def test_sigkilled_worker_mid_namespace_deletion(bare_server, tmp_path):
         def count() -> int:
             return len(api.get(base).json()["items"])
 
-        wait_for(lambda: count() < OBJECTS, timeout=60, interval=0.02, what="deletion under way")
+        wait_for(
+            lambda: count() < OBJECTS,
+            timeout=60,
+            interval=0.02,
+            what="deletion under way",
+        )
         _sigkill_tree(worker)
         left = count()
         assert 0 < left < OBJECTS, f"{left} left when the worker was killed"
@@ -101,8 +111,12 @@ def test_sigkilled_worker_mid_namespace_deletion(bare_server, tmp_path):
         # Two independent workers now: they share the work through the database.
         worker = _start_worker(bare_server.data_dir, log)
         second = _start_worker(bare_server.data_dir, log)
-        wait_for(lambda: api.get(f"/api/v1/namespaces/{ns}").status_code == 404,
-                 timeout=120, interval=0.2, what="namespace gone after restart")
+        wait_for(
+            lambda: api.get(f"/api/v1/namespaces/{ns}").status_code == 404,
+            timeout=120,
+            interval=0.2,
+            what="namespace gone after restart",
+        )
         assert count() == 0
         deletes = _deletes_per_uid(bare_server.data_dir, ns)
         assert len(deletes) == OBJECTS
