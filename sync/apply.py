@@ -215,6 +215,34 @@ def _offline(entry: Entry) -> list[Problem]:
     return [Problem(entry.subject, c.message, c.field) for c in causes]
 
 
+def authorize(entries: list[Entry], user, registry: Registry | None = None) -> list[Problem]:
+    """A problem for every entry ``user`` may not apply: server-side apply is a
+    patch, and a patch that creates also needs create (kube's patch handler)."""
+    from kapi.auth import access
+
+    registry = registry or Registry()
+    problems: list[Problem] = []
+    for entry in entries:
+        rt = entry.rt
+        if rt is None:
+            continue
+        try:
+            access.check(user, "patch", rt, entry.namespace, entry.name)
+            if entry.pending_type:
+                exists = False
+            else:
+                try:
+                    registry.storage.get(registry.key(rt, entry.namespace, entry.name))
+                    exists = True
+                except KeyNotFound:
+                    exists = False
+            if not exists:
+                access.check(user, "create", rt, entry.namespace, entry.name)
+        except errors.StatusError as exc:
+            problems.append(Problem(entry.subject, exc.status.get("message", "forbidden")))
+    return problems
+
+
 def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
              registry: Registry | None = None) -> list[Problem]:
     """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing)."""
@@ -324,8 +352,12 @@ def _prune_rank(group: str, kind: str) -> int:
 
 
 def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: str,
-          outcome: Outcome | None = None, registry: Registry | None = None) -> Outcome:
-    """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else."""
+          outcome: Outcome | None = None, registry: Registry | None = None,
+          user=None) -> Outcome:
+    """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else.
+
+    With ``user`` (a Sync's ServiceAccount), each delete must be allowed to it.
+    """
     registry = registry or Registry()
     outcome = outcome or Outcome()
     doomed = []
@@ -355,6 +387,10 @@ def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: s
         if (meta.get("annotations") or {}).get(PRUNE_ANNOTATION) == "disabled":
             outcome.kept += 1
             continue
+        if user is not None:
+            from kapi.auth import access
+
+            access.check(user, "delete", rt, namespace, name)
         try:
             registry.delete(rt, namespace, name, DeleteOptions())
         except errors.StatusError as exc:

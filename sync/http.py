@@ -29,6 +29,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from kapi import errors
+from kapi.auth import access
 from kapi.registry.store import Registry
 from kapi.runtime import config
 from sync import gitstore, queue
@@ -40,7 +41,8 @@ _SERVICES = ("git-upload-pack", "git-receive-pack")
 
 
 def _user(request: HttpRequest):
-    from kapi.runtime.tokens import authenticate_token
+    """The API user of the request's token (any authenticator the API accepts)."""
+    from kapi.auth.authenticator import authenticate_token
 
     header = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, value = header.partition(" ")
@@ -82,6 +84,12 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
     service = request.GET.get("service") or rest.rsplit("/", 1)[-1]
     if service not in _SERVICES and not rest.startswith(("info/", "HEAD", "objects/")):
         return HttpResponse("not found\n", status=404, content_type="text/plain")
+    # Clone and fetch need get on the GitRepository, push needs update (RBAC).
+    verb = "update" if service == "git-receive-pack" else "get"
+    try:
+        access.check(user, verb, repository_type(), namespace, name)
+    except errors.StatusError as exc:
+        return HttpResponse(exc.status["message"] + "\n", status=403, content_type="text/plain")
     branch = ((repo.get("spec") or {}).get("ref") or {}).get("branch") or "main"
     gitstore.ensure_hosted(namespace, name, branch)
     env = {
@@ -92,10 +100,10 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
         "REQUEST_METHOD": request.method or "GET",
         "QUERY_STRING": request.META.get("QUERY_STRING", ""),
         "CONTENT_TYPE": request.META.get("CONTENT_TYPE", ""),
-        "REMOTE_USER": user.name,
+        "REMOTE_USER": user.username,
         "REMOTE_ADDR": request.META.get("REMOTE_ADDR", ""),
         "KAPI_DATA_DIR": str(config.data_dir()),
-        "KAPI_PUSH_USER": user.name,
+        "KAPI_PUSH_USER": user.username,
     }
     for header in ("HTTP_CONTENT_ENCODING", "HTTP_GIT_PROTOCOL"):
         if header in request.META:

@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 
 from kapi import errors
+from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, queue
@@ -155,17 +156,27 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot check out {revision}: {exc}", revision)
     entries, problems = engine.plan(objects, namespace, name, spec.get("targetNamespace") or "")
+    # With spec.serviceAccountName the Sync acts as that ServiceAccount: RBAC
+    # decides what it may apply and prune, and nothing is applied if any object
+    # is forbidden. Without it, it acts as the sync controller.
+    account = spec.get("serviceAccountName")
+    user = access.service_account(namespace, account) if account else None
+    writer = access.registry_for(user) if user is not None else registry
+    if user is not None:
+        denied = engine.authorize(entries, user, registry)
+        if denied:
+            return fail("ReconciliationFailed", "; ".join(str(p) for p in denied[:20]), revision)
     if status.get("lastAppliedDigest") != digest or status.get("observedGeneration") != generation:
         # Same input as the last successful apply needs no second dry-run
         # (drift and requestedAt runs re-apply it; apply itself still validates).
         progress(f"validating {len(entries)} objects")
-        problems += engine.validate(entries, namespace, name, registry)
+        problems += engine.validate(entries, namespace, name, writer)
     if problems:
         return fail("ValidationFailed", "; ".join(str(p) for p in problems[:20])
                     + (f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""), revision)
     progress(f"applying {len(entries)} objects")
     try:
-        outcome = engine.apply(entries, force_recreate=bool(spec.get("force")), registry=registry,
+        outcome = engine.apply(entries, force_recreate=bool(spec.get("force")), registry=writer,
                                progress=progress)
     except errors.StatusError as exc:
         return fail("ReconciliationFailed", f"apply failed: {exc.status.get('message')}", revision)
@@ -173,7 +184,8 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     new_inventory = engine.inventory_entries(entries)
     if spec.get("prune", True):
         try:
-            engine.prune(old_inventory, {e["id"] for e in new_inventory}, namespace, name, outcome, registry)
+            engine.prune(old_inventory, {e["id"] for e in new_inventory}, namespace, name, outcome,
+                         writer, user=user)
         except errors.StatusError as exc:
             return fail("PruneFailed", f"prune failed: {exc.status.get('message')}", revision)
     progress(f"applied {outcome.applied}, unchanged {outcome.unchanged}, pruned {outcome.pruned}")
