@@ -179,9 +179,14 @@ def test_finalize_subresource(api):
     api.delete(f"/api/v1/namespaces/{ns}")
     # Emptying spec.finalizers through /finalize lets the namespace go at once
     # (its content is not waited for: kube's "force" escape hatch).
-    obj = api.get(f"/api/v1/namespaces/{ns}").json()
-    assert obj["status"]["phase"] == "Terminating"
-    obj["spec"]["finalizers"] = []
-    r = api.put(f"/api/v1/namespaces/{ns}/finalize", obj)
+    # The namespace controller writes conditions meanwhile: read again on 409,
+    # as any client of an optimistic-concurrency API does.
+    for _ in range(20):
+        obj = api.get(f"/api/v1/namespaces/{ns}").json()
+        assert obj["status"]["phase"] == "Terminating"
+        obj["spec"]["finalizers"] = []
+        r = api.put(f"/api/v1/namespaces/{ns}/finalize", obj)
+        if r.status_code != 409:
+            break
     assert r.status_code == 200, r.text
     assert gone(api, f"/api/v1/namespaces/{ns}")
