@@ -151,7 +151,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING").upper()},
 }
 
 # Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
