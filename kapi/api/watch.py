@@ -14,6 +14,8 @@ does; a Table carries its column definitions in the first event only
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import orjson
@@ -46,10 +48,45 @@ def encode_event(event_type: str, obj: dict) -> bytes:
     return orjson.dumps({"type": event_type, "object": obj}) + b"\n"
 
 
-async def _frames(plan, registry: Registry, transform, include_object: str) -> AsyncIterator[bytes]:
+#: How often (at most) a watch re-checks that its user may still watch.
+PERMISSION_RECHECK_SECONDS = 1.0
+
+
+def _permission(scope: RequestScope):
+    """A check that the watch's user may still watch, or None (in-process users)."""
+    from kapi.auth import access
+    from kapi.auth.attributes import Attributes
+    from kapi.auth.user import UserInfo
+
+    user = scope.user
+    if not isinstance(user, UserInfo):
+        return None
+    rt = scope.resource
+    namespace = (scope.namespace or "") if rt.namespaced else ""
+    attrs = Attributes(user, "watch", True, namespace, rt.group, rt.version, rt.plural, "", scope.name)
+
+    def allowed() -> bool:
+        try:
+            return access.allowed(attrs)
+        finally:
+            connection.close()  # this runs on an executor thread: give its connection back
+
+    return allowed
+
+
+async def _frames(
+    plan, registry: Registry, transform, include_object: str, permitted=None
+) -> AsyncIterator[bytes]:
     first = True
     tkey = (transform, include_object)
+    checked = time.monotonic()
     async for event in stream(plan, registry):
+        if permitted is not None and time.monotonic() - checked >= PERMISSION_RECHECK_SECONDS:
+            # RBAC changed under the watch: once the user may no longer watch,
+            # nothing more is sent and the stream ends.
+            checked = time.monotonic()
+            if not await asyncio.to_thread(permitted):
+                return
         yield _encode(plan, event, transform, include_object, first, tkey)
         if event.type != "ERROR":
             first = False
@@ -90,7 +127,7 @@ def serve_watch(scope: RequestScope, registry: Registry, request) -> StreamingHt
             f'includeObject: Unsupported value: "{include_object}": supported values: "None", "Metadata", "Object"'
         )
     response = StreamingHttpResponse(
-        _frames(plan, registry, transform, include_object),
+        _frames(plan, registry, transform, include_object, _permission(scope)),
         content_type=output.content_type if "json" in output.content_type else "application/json",
         status=200,
     )
