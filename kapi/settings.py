@@ -139,6 +139,10 @@ CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))
+CELERY_BEAT_SCHEDULE["compact-change-log"] = {
+    "task": "kapi.compact_change_log",
+    "schedule": float(os.environ.get("KAPI_COMPACTION_INTERVAL_SECONDS", "30")),
+}
 
 LOGGING = {
     "version": 1,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -249,6 +249,8 @@ class ResourceView(KubernetesView):
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
         result = self._handle(verb, scope, request)
+        if isinstance(result, StreamingHttpResponse):  # watch
+            return result
         body = result.body
         output = request.kapi_output
         if result.transformable and output.transform is not None:
@@ -262,7 +264,7 @@ class ResourceView(KubernetesView):
             )
         return response
 
-    def _handle(self, verb: str, scope: RequestScope, request) -> Result:
+    def _handle(self, verb: str, scope: RequestScope, request) -> Result | StreamingHttpResponse:
         reg = registry()
         if scope.resource.extra.get("virtual"):
             return reviews.create(scope, request.data)

@@ -46,7 +46,7 @@ def list_(scope: RequestScope, registry: Registry) -> Result:
             status["metadata"] = {"continue": encode_continue(-1, options.after)}
             raise errors.StatusError(status) from None
         if exc.code == 410 and options.at_revision is not None:
-            raise errors.gone(f"too old resource version: {options.at_revision}") from None
+            raise errors.expired(f"too old resource version: {options.at_revision}") from None
         raise
     meta = listed["metadata"]
     last_key = meta.pop("_last_key", None)

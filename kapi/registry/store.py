@@ -86,6 +86,10 @@ class Registry(PatchMixin):
     def _out(self, rt: ResourceType, stored: Object) -> Object:
         return rt.strategy.from_storage(stored, rt.version)
 
+    def from_storage(self, rt: ResourceType, stored: Object) -> Object:
+        """The served form of a stored object (watch events). MAY mutate ``stored``."""
+        return self._out(rt, stored)
+
     def _in(self, rt: ResourceType, obj: Object) -> Object:
         return rt.strategy.to_storage(obj, rt.version)
 

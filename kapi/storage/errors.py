@@ -28,7 +28,7 @@ __all__ = [
 
 
 class StorageError(Exception):
-    def __init__(self, key: "Key | None" = None, message: str = "") -> None:
+    def __init__(self, key: Key | None = None, message: str = "") -> None:
         super().__init__(message or self.__class__.__name__)
         self.key = key
         self.message = message

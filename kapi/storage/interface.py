@@ -9,17 +9,18 @@ is the only concurrency control.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 __all__ = [
     "Key",
-    "check_preconditions",
     "ListPage",
     "ListQuery",
     "Preconditions",
     "Storage",
     "UpdateFunc",
+    "check_preconditions",
 ]
 
 Object = dict[str, Any]

@@ -31,6 +31,7 @@ from kapi.storage.errors import (
     ResourceVersionExpired,
 )
 from kapi.storage.interface import Key, ListPage, ListQuery, Object, Storage
+from kapi.storage.notify import notify_change
 
 __all__ = ["PostgresStorage"]
 
@@ -153,6 +154,7 @@ class PostgresStorage(Storage):
                 (revision,) = cur.fetchone()
         except IntegrityError as exc:
             raise KeyExists(key) from exc
+        notify_change()
         return _stamp(data, revision)
 
     def get(self, key: Key) -> Object:
@@ -173,6 +175,7 @@ class PostgresStorage(Storage):
             row = cur.fetchone()
         if row is None:
             self._raise_missing_or_conflict(key)
+        notify_change()
         return _stamp(data, row[0])
 
     def delete(self, key: Key, expected_revision: int) -> Object:
@@ -183,6 +186,7 @@ class PostgresStorage(Storage):
             row = cur.fetchone()
         if row is None:
             self._raise_missing_or_conflict(key)
+        notify_change()
         return _stamp(row[1], row[0])
 
     def _raise_missing_or_conflict(self, key: Key) -> None:
@@ -221,6 +225,11 @@ class PostgresStorage(Storage):
         with connection.cursor() as cur:
             cur.execute(sql, params)
             rows = cur.fetchall()
+        if query.at_revision is not None and revision < self.compacted_revision():
+            # Compaction committed between the check above and the read: the
+            # rows read may lack history. The marker and the deletion commit
+            # together, so checking again after the read is enough.
+            raise ResourceVersionExpired(None, f"too old resource version: {revision}")
         more = query.limit is not None and len(rows) > query.limit
         if more:
             rows = rows[: query.limit]

@@ -1,0 +1,168 @@
+"""Change events: rows of the change log as watches consume them.
+
+A :class:`ChangeEvent` is one ``kapi_change`` row plus the key's previous state
+(what a selector matched before the write), which watches need to turn a write
+into ``ADDED``/``DELETED`` when an object starts or stops matching (kube's
+``watchCacheEvent.PrevObject``). The JSON stays text until someone needs it:
+one parse per process for selector matching, and a fresh parse per served
+form for encoding (cheaper than a deep copy).
+
+Rows are read in version order and only up to a *horizon* (see
+``kapi/storage/postgres.py``): every version at or below it has committed or
+aborted, so reading ``(after, horizon]`` never skips a write that commits
+later. The same statement serves the per-process listener (asyncio, psycopg)
+and a watch catching up from the database (Django's connection).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from django.db import connection, connections
+
+__all__ = [
+    "CHANGES_SQL",
+    "ChangeEvent",
+    "change_from_row",
+    "conninfo",
+    "fetch_changes",
+]
+
+Object = dict[str, Any]
+
+#: Change rows in ``(after, upto]``, in version order, with the key's previous
+#: state for MODIFIED (for DELETED the row itself holds the last state).
+CHANGES_SQL = """
+SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
+       c.data::text, p.data::text
+FROM kapi_change c
+LEFT JOIN LATERAL (
+  SELECT q.data FROM kapi_change q
+  WHERE q."group" = c."group" AND q.resource = c.resource
+    AND q.namespace = c.namespace AND q.name = c.name
+    AND q.resource_version < c.resource_version
+  ORDER BY q.resource_version DESC LIMIT 1
+) p ON c.type = 'MODIFIED'
+WHERE c.resource_version > %s AND c.resource_version <= %s{scope}
+ORDER BY c.resource_version
+LIMIT %s
+"""
+
+
+class ChangeEvent:
+    """One write as a watch sees it. Shared by every watcher of the process:
+    ``object``/``prev`` are parsed once and must not be mutated; ``fresh()``
+    returns a private copy. ``memo`` caches encodings keyed by the caller."""
+
+    __slots__ = (
+        "_object",
+        "_prev",
+        "group",
+        "memo",
+        "name",
+        "namespace",
+        "prev_raw",
+        "raw",
+        "resource",
+        "revision",
+        "type",
+    )
+
+    def __init__(
+        self,
+        revision: int,
+        group: str,
+        resource: str,
+        namespace: str,
+        name: str,
+        type: str,
+        raw: str,
+        prev_raw: str | None,
+    ) -> None:
+        self.revision = revision
+        self.group = group
+        self.resource = resource
+        self.namespace = namespace
+        self.name = name
+        self.type = type
+        self.raw = raw
+        # For a delete the previous state is the last state, which is the row.
+        self.prev_raw = raw if type == "DELETED" else prev_raw
+        self._object: Object | None = None
+        self._prev: Object | None = None
+        self.memo: dict = {}
+
+    @property
+    def object(self) -> Object:
+        if self._object is None:
+            self._object = orjson.loads(self.raw)
+        return self._object
+
+    @property
+    def prev(self) -> Object | None:
+        if self.prev_raw is None:
+            return None
+        if self._prev is None:
+            self._prev = self.object if self.prev_raw is self.raw else orjson.loads(self.prev_raw)
+        return self._prev
+
+    def fresh(self, previous: bool = False) -> Object:
+        """A private copy of the object (or of its previous state)."""
+        return orjson.loads(self.prev_raw if previous else self.raw)
+
+    def __repr__(self) -> str:
+        return f"<ChangeEvent {self.revision} {self.type} {self.resource} {self.namespace}/{self.name}>"
+
+
+def change_from_row(row: tuple) -> ChangeEvent:
+    return ChangeEvent(int(row[0]), row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+
+
+def changes_sql(
+    group: str | None = None, resource: str | None = None, namespace: str | None = None
+) -> tuple[str, list[Any]]:
+    """The statement and its scope parameters (to follow ``after, upto`` and
+    precede ``limit``)."""
+    scope, params = [], []
+    if group is not None:
+        scope.append('c."group" = %s AND c.resource = %s')
+        params += [group, resource]
+    if namespace is not None:
+        scope.append("c.namespace = %s")
+        params.append(namespace)
+    text = "".join(f" AND {s}" for s in scope)
+    return CHANGES_SQL.format(scope=text), params
+
+
+def fetch_changes(
+    after: int,
+    upto: int,
+    *,
+    group: str | None = None,
+    resource: str | None = None,
+    namespace: str | None = None,
+    limit: int = 1000,
+) -> list[ChangeEvent]:
+    """Change events in ``(after, upto]`` through Django's connection (sync).
+
+    ``upto`` must be at or below a horizon. Returns at most ``limit`` events; a
+    full page means there may be more after the last one.
+    """
+    sql, scope = changes_sql(group, resource, namespace)
+    with connection.cursor() as cur:
+        cur.execute(sql, [after, upto, *scope, limit])
+        return [change_from_row(r) for r in cur.fetchall()]
+
+
+_NOT_LIBPQ = {"pool", "isolation_level", "server_side_binding", "assume_role", "cursor_factory", "context", "prepare_threshold"}
+
+
+def conninfo() -> str:
+    """libpq connection string of the default database, for the dedicated
+    connections (listener, notifier) that live outside Django's pool."""
+    from psycopg.conninfo import make_conninfo
+
+    params = connections["default"].get_connection_params()
+    clean = {k: v for k, v in params.items() if k not in _NOT_LIBPQ and v not in (None, "")}
+    return make_conninfo("", **clean)

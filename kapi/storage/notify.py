@@ -1,0 +1,82 @@
+"""The post-commit wake-up hint: a coalesced ``NOTIFY kapi_change``.
+
+A ``NOTIFY`` inside the write transaction would take PostgreSQL's global
+notify lock at every commit and serialise all writers. Instead, a write that
+has committed pokes this process's :class:`ChangeNotifier`, whose thread sends
+one ``NOTIFY`` on its own connection for every burst of writes, at most once
+per ``KAPI_NOTIFY_INTERVAL_MS`` (default 2 ms). The notification carries no
+data: listeners read the change log up to the horizon, so a lost or late hint
+only delays delivery (every listener also polls), never loses an event.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+from django.db import transaction
+
+__all__ = ["CHANNEL", "ChangeNotifier", "notify_change"]
+
+CHANNEL = "kapi_change"
+log = logging.getLogger(__name__)
+
+
+class ChangeNotifier:
+    """One thread and one connection per process, started by the first write."""
+
+    def __init__(self, interval: float | None = None) -> None:
+        ms = float(os.environ.get("KAPI_NOTIFY_INTERVAL_MS", "2"))
+        self.interval = interval if interval is not None else ms / 1000.0
+        self._wanted = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self.sent = 0
+
+    def poke(self) -> None:
+        """Ask for a notification soon; cheap, never blocks on the database."""
+        self._wanted.set()
+        if self._thread is None or self._pid != os.getpid():
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            # After a fork (Celery prefork) the parent's thread does not exist here.
+            if self._thread is not None and self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._thread = threading.Thread(target=self._run, name="kapi-notify", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        from kapi.storage.changes import conninfo
+
+        conn = None
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            try:
+                if conn is None or conn.closed:
+                    conn = psycopg.connect(conninfo(), autocommit=True)
+                conn.execute(f"NOTIFY {CHANNEL}")
+                self.sent += 1
+            except Exception:
+                log.warning("kapi: NOTIFY failed", exc_info=True)
+                conn = None
+                time.sleep(0.5)
+            # Coalesce: writes during this pause share the next notification.
+            time.sleep(self.interval)
+
+
+_notifier = ChangeNotifier()
+
+
+def notify_change() -> None:
+    """Call after a write: the hint goes out once the transaction has committed
+    (at once in autocommit mode)."""
+    transaction.on_commit(_notifier.poke)

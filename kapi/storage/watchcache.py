@@ -1,0 +1,252 @@
+"""The per-process watch cache: one database listener feeding every watcher.
+
+Modelled on kube-apiserver's cacher (``pkg/storage/cacher``): instead of a query
+loop per watch, each API server process runs ONE asyncio task with ONE psycopg
+connection that ``LISTEN``s for the wake-up hint (``kapi.storage.notify``),
+reads the horizon, then reads change-log rows in ``(revision, horizon]`` in
+version order and appends them to a :class:`Channel` per stored resource. It
+also polls every ``KAPI_WATCH_POLL_SECONDS`` (default 0.25 s), so a lost hint
+costs latency, never an event. Every process does the same, so writes made
+through any process reach the watchers of all of them.
+
+A channel is a bounded, ordered buffer of recent events that its watchers read
+with a cursor (a sequence number) rather than through a queue each: one append
+per event whatever the number of watchers, and a watcher costs nothing while
+it waits. A watcher that falls more than the channel's capacity behind (a slow
+client) finds its cursor trimmed away: its watch ends and the client
+re-watches from the last version it saw (kube ends slow watchers the same
+way). ``Channel.floor`` says from where the buffer is complete: a watch
+starting below it first catches up from the change log in the database.
+
+Ordering: the horizon guarantees that every version at or below it has
+committed or aborted, so rows read up to it are final and nothing can later
+appear below them (see ``kapi/storage/postgres.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable
+
+from kapi.storage.changes import ChangeEvent, change_from_row, changes_sql, conninfo
+from kapi.storage.notify import CHANNEL
+
+__all__ = ["Channel", "WatchCache", "watch_cache"]
+
+log = logging.getLogger(__name__)
+
+_HORIZON = "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
+
+
+class Channel:
+    """Recent change events of one stored (group, resource), in version order.
+
+    Sequence numbers address events: ``offset`` is the number of ``events[0]``,
+    ``end`` the number the next event will get. Every event of the resource
+    with a version above ``floor`` is in ``events`` or still to come.
+    """
+
+    def __init__(self, floor: int, capacity: int) -> None:
+        self.events: list[ChangeEvent] = []
+        self.offset = 0
+        self.floor = floor
+        self.capacity = capacity
+        self._changed = asyncio.Event()
+
+    @property
+    def end(self) -> int:
+        return self.offset + len(self.events)
+
+    def position_after(self, revision: int) -> int | None:
+        """The sequence number of the first event above ``revision``, or None
+        when the buffer does not reach back that far."""
+        if revision < self.floor:
+            return None
+        i = bisect.bisect_right(self.events, revision, key=lambda e: e.revision)
+        return self.offset + i
+
+    def since(self, position: int) -> list[ChangeEvent] | None:
+        """Events from ``position`` on; None if they were trimmed (overflow)."""
+        if position < self.offset:
+            return None
+        return self.events[position - self.offset :]
+
+    def publish(self, batch: list[ChangeEvent]) -> None:
+        self.events.extend(batch)
+        # Trim in chunks (a quarter of the capacity) so appends stay O(1) amortised.
+        if len(self.events) > self.capacity + self.capacity // 4:
+            drop = len(self.events) - self.capacity
+            self.floor = self.events[drop - 1].revision
+            del self.events[:drop]
+            self.offset += drop
+        self.wake()
+
+    def reset(self, floor: int) -> None:
+        """Forget everything: every current watcher overflows and ends."""
+        self.offset = self.end + 1
+        self.events = []
+        self.floor = floor
+        self.wake()
+
+    def wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def wait(self, timeout: float | None) -> None:
+        """Until the next publish (or wake), or ``timeout`` seconds."""
+        changed = self._changed
+        if timeout is not None and timeout <= 0:
+            return
+        try:
+            async with asyncio.timeout(timeout):
+                await changed.wait()
+        except TimeoutError:
+            pass
+
+
+class WatchCache:
+    """The listener and the channels of one process (one event loop)."""
+
+    def __init__(
+        self,
+        *,
+        poll_interval: float | None = None,
+        capacity: int | None = None,
+        batch: int = 2000,
+        connect: Callable[[], str] = conninfo,
+    ) -> None:
+        env = os.environ.get
+        self.poll_interval = poll_interval or float(env("KAPI_WATCH_POLL_SECONDS", "0.25"))
+        self.capacity = capacity or int(env("KAPI_WATCH_CACHE_EVENTS", "10000"))
+        self.batch = batch
+        self._connect = connect
+        #: Every change at or below this has been published to the channels.
+        self.revision = 0
+        self.compacted = 0
+        self.channels: dict[tuple[str, str], Channel] = {}
+        self.stopping = False
+        self.stats = {"watchers": 0, "overflows": 0, "events": 0, "reads": 0, "notifies": 0}
+        self._task: asyncio.Task | None = None
+        self._ready: asyncio.Event | None = None
+        self._stop_waiters: list[Callable[[], None]] = []
+
+    # -- lifecycle ---------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the listener (once) and wait for its first horizon."""
+        if self._task is None:
+            self._ready = asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="kapi-watch-cache")
+            self._hook_signals()
+        await self._ready.wait()
+
+    def _hook_signals(self) -> None:
+        """End every watch as soon as the server is told to stop, so uvicorn's
+        graceful shutdown finds the streams closed cleanly (chained before the
+        handler uvicorn installed)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous = signal.getsignal(sig)
+
+            def handler(signum, frame, previous=previous):
+                loop.call_soon_threadsafe(self.shutdown)
+                if callable(previous):
+                    previous(signum, frame)
+
+            signal.signal(sig, handler)
+
+    def shutdown(self) -> None:
+        self.stopping = True
+        for channel in self.channels.values():
+            channel.wake()
+        for waiter in self._stop_waiters:
+            waiter()
+
+    def on_stop(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` at shutdown; returns a function that unregisters it."""
+        self._stop_waiters.append(callback)
+        return lambda: self._stop_waiters.remove(callback)
+
+    def channel(self, group: str, resource: str) -> Channel:
+        key = (group, resource)
+        channel = self.channels.get(key)
+        if channel is None:
+            # Nothing of this resource above ``revision`` has been published yet.
+            channel = self.channels[key] = Channel(self.revision, self.capacity)
+        return channel
+
+    # -- the listener ----------------------------------------------------------------
+    async def _run(self) -> None:
+        import psycopg
+
+        delay = 0.1
+        while not self.stopping:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self._connect(), autocommit=True
+                ) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    await self._pump(conn)
+                    self._ready.set()
+                    delay = 0.1
+                    while not self.stopping:
+                        async for _ in conn.notifies(timeout=self.poll_interval, stop_after=1):
+                            self.stats["notifies"] += 1
+                        await self._pump(conn)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("kapi: watch cache listener failed; reconnecting", exc_info=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    async def _pump(self, conn) -> None:
+        """Publish every change up to the current horizon."""
+        async with conn.cursor() as cur:
+            await cur.execute(_HORIZON, [10000])
+            horizon, compacted = await cur.fetchone()
+            horizon, compacted = int(horizon), int(compacted)
+            if self.revision == 0 and not self.channels:
+                # First read: start from now; watches reach back through the database.
+                self.revision = horizon
+            self.compacted = compacted
+            if compacted > self.revision:
+                # We fell behind compaction: history we have not read may be gone.
+                for channel in self.channels.values():
+                    channel.reset(horizon)
+                self.revision = horizon
+                return
+            sql, _ = changes_sql()
+            while self.revision < horizon:
+                await cur.execute(sql, [self.revision, horizon, self.batch])
+                rows = await cur.fetchall()
+                self.stats["reads"] += 1
+                by_channel: dict[tuple[str, str], list[ChangeEvent]] = {}
+                for row in rows:
+                    event = change_from_row(row)
+                    by_channel.setdefault((event.group, event.resource), []).append(event)
+                self.stats["events"] += len(rows)
+                self.revision = int(rows[-1][0]) if len(rows) == self.batch else horizon
+                for key, events in by_channel.items():
+                    channel = self.channels.get(key)
+                    if channel is not None:
+                        channel.publish(events)
+        # Channels without events learn of the new revision on their next wait.
+
+
+_caches: dict[int, WatchCache] = {}
+
+
+def watch_cache() -> WatchCache:
+    """This process's cache (one per process; created on first use)."""
+    pid = os.getpid()
+    cache = _caches.get(pid)
+    if cache is None:
+        cache = _caches[pid] = WatchCache()
+    return cache

@@ -1,0 +1,16 @@
+"""Celery tasks of the core (thin: one call each)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+__all__ = ["compact_change_log"]
+
+
+@shared_task(name="kapi.compact_change_log", acks_late=True, ignore_result=True)
+def compact_change_log() -> None:
+    """Compact the change log to the history window (run by beat)."""
+    from kapi.storage.compaction import compact
+
+    compact(settings.KAPI_HISTORY_WINDOW_SECONDS)
