@@ -116,7 +116,9 @@ def database_settings(url: str) -> dict:
         options["pool"] = {
             "min_size": int(os.environ.get("KAPI_DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("KAPI_DB_POOL_MAX", "32")),
-            "timeout": 30,
+            # A request waits this long for a connection; while the database is
+            # down it then answers 503 + Retry-After instead of hanging.
+            "timeout": float(os.environ.get("KAPI_DB_POOL_TIMEOUT", "10")),
         }
     return {
         "ENGINE": "django.db.backends.postgresql",
