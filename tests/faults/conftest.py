@@ -59,7 +59,8 @@ def fault_server() -> Iterator[KapiServer]:
         yield server
     finally:
         try:
-            stop_server(server)
+            if server.process.poll() is None:
+                stop_server(server)
         finally:
             for proc in server_processes(server):
                 with contextlib.suppress(psutil.Error):
