@@ -13,8 +13,8 @@ Everything here is derived from the environment so that every process that
 
 from __future__ import annotations
 
-import hashlib
 import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
