@@ -109,7 +109,6 @@ def test_kill_api_process_under_write_load(fault_server: KapiServer, other_proce
             "SELECT name, resource_version, type FROM kapi_change"
             " WHERE resource = 'configmaps' AND namespace = %s ORDER BY resource_version",
             [ns]).fetchall()
-    names = {name for name, _ in acked}
     lost = [name for name, rv in acked if objects.get(name) != rv]
     assert not lost, f"acknowledged writes lost: {lost[:5]}"
     # Nothing half-written: every stored object has exactly its ADDED change.
