@@ -122,7 +122,7 @@ def database_settings(url: str) -> dict:
             "timeout": float(os.environ.get("KAPI_DB_POOL_TIMEOUT", "3")),
         }
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "kapi.storage.backend",
         "NAME": unquote(parts.path.lstrip("/")) or "postgres",
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),

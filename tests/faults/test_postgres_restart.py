@@ -16,8 +16,9 @@ from kapi.runtime import embedded
 from tests.faults.conftest import Client, client, figure
 
 DOWN_SECONDS = 3.0
-#: A request waits at most a few pool timeouts (KAPI_DB_POOL_TIMEOUT, 3 s).
-MAX_ANSWER_SECONDS = 20.0
+#: A request waits at most one pool timeout (KAPI_DB_POOL_TIMEOUT, 3 s): then the
+#: backend fails fast (kapi.storage.backend).
+MAX_ANSWER_SECONDS = 8.0
 
 
 def _resuming_watcher(other: Client, ns: str, seen: dict, stop: threading.Event,
