@@ -17,7 +17,10 @@ URL) is labelled with its HTTP method only. Verbs are kube's metric verbs
 from __future__ import annotations
 
 import logging
+import os
 import time
+
+from django.core.exceptions import MiddlewareNotUsed
 
 from kapi.observability import metrics
 from kapi.observability.context import (
@@ -77,6 +80,9 @@ class RequestObserver:
     async_capable = False
 
     def __init__(self, get_response):
+        if os.environ.get("KAPI_METRICS", "1") == "0":
+            # For measuring what this costs (bench/core_create.py with and without).
+            raise MiddlewareNotUsed("KAPI_METRICS=0")
         self.get_response = get_response
 
     def __call__(self, request):
