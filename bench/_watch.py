@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import aiohttp
-
 from _load import Target
 
 __all__ = ["check_streams", "serve", "watcher"]

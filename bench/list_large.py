@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _load import run_load, server  # noqa: E402
+from _load import run_load, server
 
 
 def timed_get(target, path: str) -> tuple[float, dict]:

@@ -19,10 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import aiohttp  # noqa: E402
-
-from _load import percentile  # noqa: E402
-from _watch import check_streams, serve, watcher  # noqa: E402
+import aiohttp
+from _load import percentile
+from _watch import check_streams, serve, watcher
 
 
 def writer(target, writes: int, rate: float, out: list, prefix: str = "cm") -> None:

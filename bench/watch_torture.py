@@ -23,11 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import aiohttp  # noqa: E402
-import psycopg  # noqa: E402
-
-from _load import percentile  # noqa: E402
-from _watch import check_streams, serve, watcher  # noqa: E402
+import aiohttp
+import psycopg
+from _load import percentile
+from _watch import check_streams, serve, watcher
 
 
 def write_loop(target, seed: int, stop: threading.Event, counts: list) -> None:

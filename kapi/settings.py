@@ -161,3 +161,9 @@ LOGGING = {
         for name in ("kapi.request", "kapi.task", "kapi.reconcile")
     },
 }
+
+# Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
+KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+CELERY_IMPORTS.append("sync.tasks")
+# The sync's sweeper: due reconciles, repository polls and drift from the change log.
+CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}

@@ -1,12 +1,16 @@
-"""Root URLs: the Kubernetes API at /, the admin UI at /admin/."""
+"""Root URLs: the Kubernetes API at /, the admin UI at /admin/, git at /git/ and /hooks/git/."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from kapi.api.middleware import not_found_handler
+from sync.http import git_http, webhook
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Hosted git repositories (smart HTTP) and forge webhooks of the sync app.
+    re_path(r"^git/(?P<namespace>[^/]+)/(?P<name>[^/]+)\.git/(?P<rest>.*)$", git_http),
+    path("hooks/git/<str:namespace>/<str:name>", webhook),
     path("", include("kapi.api.urls")),
 ]
 

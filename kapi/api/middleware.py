@@ -22,7 +22,8 @@ GZIP_THRESHOLD = 128 * 1024
 
 
 def _is_api_path(path: str) -> bool:
-    return not path.startswith(("/admin", "/static"))
+    # /git/ and /hooks/ answer as git and the forges expect (the sync app).
+    return not path.startswith(("/admin", "/static", "/git/", "/hooks/"))
 
 
 def status_response(error: errors.StatusError) -> HttpResponse:

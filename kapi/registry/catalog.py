@@ -25,7 +25,7 @@ from kapi.registry.builtin import BUILTIN_TYPES
 from kapi.registry.resource import ResourceType
 from kapi.registry.virtual import VIRTUAL_TYPES
 
-__all__ = ["FRESHNESS_SECONDS", "Catalog", "catalog", "invalidate"]
+__all__ = ["FRESHNESS_SECONDS", "Catalog", "catalog", "extension_types", "invalidate"]
 
 FRESHNESS_SECONDS = 1.0
 _CRD_GROUP = "apiextensions.k8s.io"
@@ -115,9 +115,21 @@ class Catalog:
         return None
 
 
+def extension_types() -> list[ResourceType]:
+    """Types served by installed apps (``KAPI_RESOURCE_TYPE_PROVIDERS``: dotted
+    paths of functions returning ``ResourceType``s), e.g. ``sync.kapi.dev``."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    out: list[ResourceType] = []
+    for path in getattr(settings, "KAPI_RESOURCE_TYPE_PROVIDERS", ()):
+        out.extend(import_string(path)())
+    return out
+
+
 class _State:
     def __init__(self) -> None:
-        self.catalog = Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES])
+        self.catalog = Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES, *extension_types()])
         self.revision: int | None = None
         self.checked_at = 0.0
         self.lock = threading.Lock()
@@ -145,7 +157,7 @@ def _build() -> Catalog:
             log.exception(
                 "cannot serve CRD %s", (crd.get("metadata") or {}).get("name")
             )
-    return Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES, *custom])
+    return Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES, *extension_types(), *custom])
 
 
 def _refresh() -> None:

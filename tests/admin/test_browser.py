@@ -133,17 +133,62 @@ def test_sign_in_browse_edit_and_conflict(kapi_server, page):
     shot(page, "06-history")
 
 
-def test_syncs_page_says_when_no_sync_kinds_are_served(kapi_server, page):
-    """Until the sync.kapi.dev group is served (the GitOps issue), the Syncs page
-    says so instead of failing; reconciling from it is tested when Syncs exist."""
+def test_syncs_page_suspends_resumes_and_reconciles_a_sync(kapi_server, page, tmp_path):
+    """The Syncs page lists a Sync fed by a hosted repository; from its page,
+    Suspend stops it applying a new push, Resume applies it, and Reconcile now
+    sets sync.kapi.dev/requestedAt, which the workers handle."""
+    import time
+
+    from sync_gitops import Work, wait_for
+
     resources = kapi_server.kubectl("api-resources", "--api-group=sync.kapi.dev", "-o", "name").stdout
-    assert "syncs" not in resources
+    assert "syncs.sync.kapi.dev" in resources
+    ns = f"e2e-sync-{uuid.uuid4().hex[:6]}"
+    apply(kapi_server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    apply(kapi_server, {"apiVersion": "sync.kapi.dev/v1", "kind": "GitRepository",
+                        "metadata": {"name": "site", "namespace": ns}, "spec": {}})
+    apply(kapi_server, {"apiVersion": "sync.kapi.dev/v1", "kind": "Sync",
+                        "metadata": {"name": "site", "namespace": ns},
+                        "spec": {"sourceRef": {"name": "site"}, "path": "./"}})
+    work = Work(kapi_server, ns, "site", tmp_path / "site")
+    work.write("cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "page"},
+                           "data": {"v": "1"}})
+    work.push("one")
+
+    def sync() -> dict:
+        return json.loads(kapi_server.kubectl("get", "sync", "site", "-n", ns, "-o", "json").stdout)
+
+    def value() -> str:
+        out = kapi_server.kubectl("get", "configmap", "page", "-n", ns, "-o", "jsonpath={.data.v}", check=False)
+        return out.stdout
+
+    wait_for(lambda: value() == "1", what="first revision applied")
     page.goto(kapi_server.url + "/admin/syncs/")
     if "/admin/login/" in page.url:
         password = (kapi_server.data_dir / "admin-password").read_text().strip()
         page.fill("#id_username", "admin")
         page.fill("#id_password", password)
         page.click("input[type=submit]")
-    page.wait_for_selector("#content-main")
+    page.wait_for_selector("#section-Sync")
     shot(page, "07-syncs")
-    assert "not installed" in page.inner_text("#no-syncs")
+    page.click(f"#section-Sync a:text-is('site')")
+    page.wait_for_selector("#sync-panel")
+    page.click("#suspend")
+    page.wait_for_selector("#resume")
+    assert sync()["spec"]["suspend"] is True
+    work.write("cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "page"},
+                           "data": {"v": "2"}})
+    work.push("two")
+    time.sleep(2)
+    assert value() == "1"  # suspended: the new revision waits
+    page.click("#resume")
+    page.wait_for_selector("#suspend")
+    wait_for(lambda: value() == "2", what="the resumed Sync to apply the latest revision")
+    page.click("#reconcile")
+    page.wait_for_selector("#sync-panel")
+    requested = sync()["metadata"]["annotations"]["sync.kapi.dev/requestedAt"]
+    wait_for(lambda: sync().get("status", {}).get("lastHandledReconcileAt") == requested,
+             what="the requested reconcile to be handled")
+    page.reload()
+    assert "True ReconciliationSucceeded" in page.inner_text("#sync-ready")
+    shot(page, "08-sync")

@@ -1,0 +1,291 @@
+"""The ``sync.kapi.dev/v1`` kinds, GitRepository and Sync, as resource types.
+
+They are served by the generic registry like any custom resource: the catalog
+asks ``resource_types()`` (``KAPI_RESOURCE_TYPE_PROVIDERS`` in settings) and
+this module builds them from built-in CustomResourceDefinition documents, so
+schema pruning, defaulting, validation, the ``/status`` subresource, printer
+columns and OpenAPI (for kubectl) are the same code as for any CRD.
+
+Shapes follow Flux where Flux has an answer (``sourceRef``, ``dependsOn``,
+``interval``, ``ignore``, ``status.inventory.entries``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from kapi.errors import Cause
+from kapi.registry.custom import CustomResourceStrategy, types_for_crd
+from kapi.registry.resource import ResourceType
+
+__all__ = [
+    "FINALIZER",
+    "GROUP",
+    "LABEL_NAME",
+    "LABEL_NAMESPACE",
+    "PRUNE_ANNOTATION",
+    "REQUESTED_AT",
+    "VERSION",
+    "parse_duration",
+    "repository_type",
+    "resource_types",
+    "sync_type",
+]
+
+GROUP = "sync.kapi.dev"
+VERSION = "v1"
+FINALIZER = "sync.kapi.dev/finalizer"
+LABEL_NAME = "sync.kapi.dev/name"
+LABEL_NAMESPACE = "sync.kapi.dev/namespace"
+PRUNE_ANNOTATION = "sync.kapi.dev/prune"
+REQUESTED_AT = "sync.kapi.dev/requestedAt"
+
+_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+_DURATION_PATTERN = r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$"
+
+
+def parse_duration(text: str | None, default: float) -> float:
+    """Seconds in a Go-style duration (``30s``, ``5m``, ``1h30m``); ``default``
+    when empty or malformed (validation refuses malformed ones on write)."""
+    match = _DURATION.match(text or "")
+    if not text or match is None:
+        return default
+    h, m, s = (int(g or 0) for g in match.groups())
+    return float(h * 3600 + m * 60 + s)
+
+
+def _duration(default: str | None = None) -> dict:
+    schema: dict[str, Any] = {"type": "string", "pattern": _DURATION_PATTERN}
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+_LOCAL_REF = {
+    "type": "object",
+    "required": ["name"],
+    "properties": {"name": {"type": "string", "minLength": 1}},
+}
+_CONDITIONS = {
+    "type": "array",
+    "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+}
+_STATUS_BASE = {
+    "conditions": _CONDITIONS,
+    "observedGeneration": {"type": "integer"},
+    "lastHandledReconcileAt": {"type": "string"},
+}
+
+_REPOSITORY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {
+            "type": "object",
+            "default": {},
+            "properties": {
+                "url": {"type": "string", "pattern": r"^((https?|ssh|file)://.*|[^:/]+@[^:]+:.*)?$"},
+                "ref": {
+                    "type": "object",
+                    "properties": {
+                        "branch": {"type": "string"},
+                        "tag": {"type": "string"},
+                        "commit": {"type": "string", "pattern": "^[0-9a-f]{7,40}$"},
+                    },
+                },
+                "interval": _duration("1m"),
+                "timeout": _duration("60s"),
+                "secretRef": _LOCAL_REF,
+                "webhookSecretRef": _LOCAL_REF,
+                "ignore": {"type": "string"},
+                "validateOnPush": {"type": "boolean", "default": True},
+                "suspend": {"type": "boolean"},
+            },
+        },
+        "status": {
+            "type": "object",
+            "properties": {
+                **_STATUS_BASE,
+                "url": {"type": "string"},
+                "artifact": {
+                    "type": "object",
+                    "properties": {
+                        "revision": {"type": "string"},
+                        "lastUpdateTime": {"type": "string"},
+                        "message": {"type": "string"},
+                        "author": {"type": "string"},
+                    },
+                },
+            },
+        },
+    },
+}
+
+_SYNC_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {
+            "type": "object",
+            "required": ["sourceRef"],
+            "properties": {
+                "sourceRef": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {
+                        "kind": {"type": "string", "enum": ["GitRepository"], "default": "GitRepository"},
+                        "name": {"type": "string", "minLength": 1},
+                    },
+                },
+                "path": {"type": "string", "default": "./"},
+                "interval": _duration("10m"),
+                "retryInterval": _duration(),
+                "timeout": _duration("5m"),
+                "prune": {"type": "boolean", "default": True},
+                "suspend": {"type": "boolean", "default": False},
+                "force": {"type": "boolean", "default": False},
+                "wait": {"type": "boolean", "default": False},
+                "targetNamespace": {"type": "string"},
+                "serviceAccountName": {"type": "string"},
+                "dependsOn": {"type": "array", "items": _LOCAL_REF},
+            },
+        },
+        "status": {
+            "type": "object",
+            "properties": {
+                **_STATUS_BASE,
+                "lastAppliedRevision": {"type": "string"},
+                "lastAttemptedRevision": {"type": "string"},
+                "lastAppliedDigest": {"type": "string"},
+                "applied": {"type": "integer"},
+                "unchanged": {"type": "integer"},
+                "pruned": {"type": "integer"},
+                "inventory": {
+                    "type": "object",
+                    "properties": {
+                        "entries": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {"id": {"type": "string"}, "v": {"type": "string"}},
+                            },
+                        }
+                    },
+                },
+            },
+        },
+    },
+}
+
+_READY = '.status.conditions[?(@.type=="Ready")].status'
+_MESSAGE = '.status.conditions[?(@.type=="Ready")].message'
+
+
+def _crd(kind: str, plural: str, short: list[str], schema: dict, columns: list[dict]) -> dict:
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{GROUP}"},
+        "spec": {
+            "group": GROUP,
+            "scope": "Namespaced",
+            "names": {
+                "kind": kind,
+                "plural": plural,
+                "singular": kind.lower(),
+                "listKind": f"{kind}List",
+                "shortNames": short,
+            },
+            "versions": [
+                {
+                    "name": VERSION,
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                    "subresources": {"status": {}},
+                    "additionalPrinterColumns": columns,
+                }
+            ],
+        },
+        "status": {"conditions": [{"type": "Established", "status": "True"}]},
+    }
+
+
+REPOSITORY_CRD = _crd(
+    "GitRepository",
+    "gitrepositories",
+    ["gitrepo"],
+    _REPOSITORY_SCHEMA,
+    [
+        {"name": "URL", "type": "string", "jsonPath": ".spec.url"},
+        {"name": "Ready", "type": "string", "jsonPath": _READY},
+        {"name": "Revision", "type": "string", "jsonPath": ".status.artifact.revision"},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        {"name": "Status", "type": "string", "jsonPath": _MESSAGE},
+    ],
+)
+SYNC_CRD = _crd(
+    "Sync",
+    "syncs",
+    [],
+    _SYNC_SCHEMA,
+    [
+        {"name": "Ready", "type": "string", "jsonPath": _READY},
+        {"name": "Revision", "type": "string", "jsonPath": ".status.lastAppliedRevision"},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        {"name": "Status", "type": "string", "jsonPath": _MESSAGE},
+    ],
+)
+
+
+class _SyncKindStrategy(CustomResourceStrategy):
+    """A sync kind: the CRD behaviour plus the sync finalizer and duration checks."""
+
+    def prepare_for_create(self, obj: dict) -> None:
+        """Prune, default, add the finalizer the workers remove. MUTATES ``obj``."""
+        super().prepare_for_create(obj)
+        finalizers = obj["metadata"].setdefault("finalizers", [])
+        if FINALIZER not in finalizers:
+            finalizers.append(FINALIZER)
+
+    def validate(self, obj: dict) -> list[Cause]:
+        causes = super().validate(obj)
+        spec = obj.get("spec") or {}
+        for field in ("interval", "retryInterval", "timeout"):
+            value = spec.get(field)
+            if isinstance(value, str) and _DURATION.match(value) and parse_duration(value, -1) <= 0:
+                causes.append(
+                    Cause("FieldValueInvalid", f'Invalid value: "{value}": must be positive', f"spec.{field}")
+                )
+        return causes
+
+    def validate_update(self, obj: dict, old: dict) -> list[Cause]:
+        return self.validate(obj)
+
+
+@functools.lru_cache(maxsize=1)
+def resource_types() -> tuple[ResourceType, ...]:
+    """GitRepository and Sync, ``sync.kapi.dev/v1`` (the catalog's provider hook)."""
+    out: list[ResourceType] = []
+    for crd in (REPOSITORY_CRD, SYNC_CRD):
+        (rt,) = types_for_crd(crd)
+        strategy = _SyncKindStrategy(crd, crd["spec"]["versions"][0])
+        extra = {k: v for k, v in rt.extra.items() if k != "crd"}
+        out.append(
+            ResourceType(**{**{f: getattr(rt, f) for f in rt.__dataclass_fields__}, "strategy": strategy, "extra": extra})
+        )
+    return tuple(out)
+
+
+def repository_type() -> ResourceType:
+    return resource_types()[0]
+
+
+def sync_type() -> ResourceType:
+    return resource_types()[1]

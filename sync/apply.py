@@ -1,0 +1,400 @@
+"""Validate, apply and prune a rendered set of objects for one Sync.
+
+The engine behind a reconcile and behind validate-on-push, through the
+registry only (one write path: resourceVersion, validation, managedFields and
+the change log apply to every object the sync writes):
+
+* ``plan`` maps each object to its resource type (a custom resource whose CRD
+  comes in the same set gets a type built from that CRD), namespace and labels;
+* ``validate`` dry-runs every object by server-side apply as ``kapi-sync`` with
+  ``fieldValidation=Strict``; objects whose CRD or Namespace is not there yet
+  are validated offline against what the set brings. It returns every problem;
+* ``apply`` writes CRDs first (and waits until they are served), then
+  Namespaces, then the rest;
+* ``prune`` deletes inventory entries missing from the new set, custom
+  resources before CRDs, namespaces last, and only objects still labelled as
+  this Sync's and not annotated ``sync.kapi.dev/prune: disabled``.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kapi import errors
+from kapi.patch import APPLY_PATCH
+from kapi.registry.catalog import catalog
+from kapi.registry.custom import types_for_crd
+from kapi.registry.fields import check_fields
+from kapi.registry.options import DeleteOptions, PatchOptions
+from kapi.registry.resource import ResourceType
+from kapi.registry.store import Registry
+from kapi.storage import KeyNotFound
+from kapi.validation.metadata import validate_object_meta
+from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
+
+__all__ = [
+    "FIELD_MANAGER",
+    "Entry",
+    "Outcome",
+    "Problem",
+    "apply",
+    "inventory_entries",
+    "parse_id",
+    "plan",
+    "prune",
+    "validate",
+]
+
+FIELD_MANAGER = "kapi-sync"
+CRD_GROUP = "apiextensions.k8s.io"
+ESTABLISH_TIMEOUT = 30.0
+Object = dict[str, Any]
+
+
+@dataclass
+class Problem:
+    """One invalid object: ``subject`` names it, ``field`` is a field path."""
+
+    subject: str
+    message: str
+    field: str = ""
+
+    def __str__(self) -> str:
+        where = f" {self.field}:" if self.field else ""
+        return f"{self.subject}:{where} {self.message}"
+
+
+@dataclass
+class Entry:
+    obj: Object
+    group: str
+    version: str
+    kind: str
+    namespace: str
+    name: str
+    rt: ResourceType | None = None
+    # The type comes from a CRD in the same set (not served yet).
+    pending_type: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.namespace}_{self.name}_{self.group}_{self.kind}"
+
+    @property
+    def subject(self) -> str:
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+    @property
+    def rank(self) -> int:
+        if self.group == CRD_GROUP and self.kind == "CustomResourceDefinition":
+            return 0
+        if self.group == "" and self.kind == "Namespace":
+            return 1
+        return 2
+
+
+@dataclass
+class Outcome:
+    applied: int = 0
+    unchanged: int = 0
+    pruned: int = 0
+    kept: int = 0
+    changed: list[str] = field(default_factory=list)
+
+
+def _split(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def parse_id(entry: dict) -> tuple[str, str, str, str, str]:
+    """(namespace, name, group, kind, version) of an inventory entry."""
+    parts = str(entry.get("id", "")).split("_")
+    if len(parts) < 4:
+        raise ValueError(f"bad inventory id {entry.get('id')!r}")
+    return parts[0], "_".join(parts[1:-2]), parts[-2], parts[-1], str(entry.get("v", ""))
+
+
+def inventory_entries(entries: Iterable[Entry]) -> list[dict]:
+    return sorted(({"id": e.id, "v": e.version} for e in entries), key=lambda d: d["id"])
+
+
+def _set_types(objects: list[Object]) -> dict[tuple[str, str, str], ResourceType]:
+    """Types defined by CRDs inside the set, keyed by (group, version, kind)."""
+    out = {}
+    for obj in objects:
+        if obj.get("apiVersion") != f"{CRD_GROUP}/v1" or obj.get("kind") != "CustomResourceDefinition":
+            continue
+        crd = copy.deepcopy(obj)
+        crd["status"] = {"conditions": [{"type": "Established", "status": "True"}]}
+        try:
+            for rt in types_for_crd(crd):
+                out[(rt.group, rt.version, rt.kind)] = rt
+        except Exception:  # an invalid CRD is reported by its own validation
+            continue
+    return out
+
+
+def plan(objects: list[Object], sync_namespace: str, sync_name: str,
+         target_namespace: str = "") -> tuple[list[Entry], list[Problem]]:
+    """Entries for ``objects`` (types, namespaces and sync labels set) and problems."""
+    served = catalog(fresh=True)
+    in_set = _set_types(objects)
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    seen: dict[str, Entry] = {}
+    for raw in objects:
+        obj = copy.deepcopy(raw)
+        group, version = _split(str(obj["apiVersion"]))
+        kind = str(obj["kind"])
+        meta = obj["metadata"]
+        name = str(meta["name"])
+        rt = served.for_kind(group, version, kind)
+        pending = False
+        if rt is None and (group, version, kind) in in_set:
+            rt, pending = in_set[(group, version, kind)], True
+        if rt is None:
+            problems.append(Problem(f"{kind} {name}", f'no matches for kind "{kind}" in version "{obj["apiVersion"]}"'))
+            continue
+        if rt.namespaced:
+            meta["namespace"] = target_namespace or meta.get("namespace") or sync_namespace
+        else:
+            meta.pop("namespace", None)
+        labels = meta.get("labels")
+        if not isinstance(labels, dict):
+            labels = meta["labels"] = {}
+        labels[LABEL_NAME] = sync_name
+        labels[LABEL_NAMESPACE] = sync_namespace
+        entry = Entry(obj, group, version, kind, meta.get("namespace", ""), name, rt, pending)
+        if entry.id in seen:
+            problems.append(Problem(entry.subject, "appears more than once in the revision"))
+            continue
+        seen[entry.id] = entry
+        entries.append(entry)
+    entries.sort(key=lambda e: e.rank)  # stable: file order within a rank
+    return entries, problems
+
+
+def _problems_of(subject: str, exc: errors.StatusError) -> list[Problem]:
+    causes = ((exc.status.get("details") or {}).get("causes")) or []
+    if exc.reason == "Invalid" and causes:
+        return [Problem(subject, c.get("message", ""), c.get("field", "")) for c in causes]
+    return [Problem(subject, exc.status.get("message", str(exc)))]
+
+
+def _owner(obj: Object) -> tuple[str, str] | None:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    if LABEL_NAME in labels:
+        return labels.get(LABEL_NAMESPACE, ""), labels[LABEL_NAME]
+    return None
+
+
+def _options(dry_run: bool) -> PatchOptions:
+    return PatchOptions(dry_run=dry_run, field_manager=FIELD_MANAGER, force=True, field_validation="Strict")
+
+
+def _offline(entry: Entry) -> list[Problem]:
+    """Validate a new object whose type or namespace only the set brings."""
+    rt = entry.rt
+    assert rt is not None
+    obj = copy.deepcopy(entry.obj)
+    try:
+        obj = Registry._check_type(None, rt, obj)  # type: ignore[arg-type]
+        check_fields(rt, obj, _options(True), strict_code=422)
+    except errors.StatusError as exc:
+        return _problems_of(entry.subject, exc)
+    rt.strategy.prepare_for_create(obj)
+    causes = validate_object_meta(obj["metadata"], namespaced=rt.namespaced, name_rule=rt.name_rule,
+                                  core_finalizers=False)
+    causes += rt.strategy.validate(obj)
+    return [Problem(entry.subject, c.message, c.field) for c in causes]
+
+
+def authorize(entries: list[Entry], user, registry: Registry | None = None) -> list[Problem]:
+    """A problem for every entry ``user`` may not apply: server-side apply is a
+    patch, and a patch that creates also needs create (kube's patch handler)."""
+    from kapi.auth import access
+
+    registry = registry or Registry()
+    problems: list[Problem] = []
+    for entry in entries:
+        rt = entry.rt
+        if rt is None:
+            continue
+        try:
+            access.check(user, "patch", rt, entry.namespace, entry.name)
+            if entry.pending_type:
+                exists = False
+            else:
+                try:
+                    registry.storage.get(registry.key(rt, entry.namespace, entry.name))
+                    exists = True
+                except KeyNotFound:
+                    exists = False
+            if not exists:
+                access.check(user, "create", rt, entry.namespace, entry.name)
+        except errors.StatusError as exc:
+            problems.append(Problem(entry.subject, exc.status.get("message", "forbidden")))
+    return problems
+
+
+def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
+             registry: Registry | None = None) -> list[Problem]:
+    """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing)."""
+    registry = registry or Registry()
+    problems: list[Problem] = []
+    ns_type = catalog().lookup("", "v1", "namespaces")
+    new_namespaces = {e.name for e in entries if e.rank == 1}
+    existing: dict[str, bool] = {}
+    for entry in entries:
+        rt = entry.rt
+        assert rt is not None
+        live = None
+        if not entry.pending_type:
+            try:
+                live = registry.storage.get(registry.key(rt, entry.namespace, entry.name))
+            except KeyNotFound:
+                live = None
+        owner = _owner(live) if live else None
+        if owner and owner != (sync_namespace, sync_name):
+            problems.append(Problem(
+                entry.subject, f"already managed by Sync {owner[0]}/{owner[1]}; not taking it over"))
+            continue
+        ns_missing = False
+        if rt.namespaced and live is None:
+            if entry.namespace not in existing:
+                try:
+                    registry.storage.get(registry.key(ns_type, "", entry.namespace))
+                    existing[entry.namespace] = True
+                except KeyNotFound:
+                    existing[entry.namespace] = False
+            ns_missing = not existing[entry.namespace]
+            if ns_missing and entry.namespace not in new_namespaces:
+                problems.append(Problem(entry.subject, f'namespace "{entry.namespace}" not found'))
+                continue
+        if entry.pending_type or ns_missing:
+            problems.extend(_offline(entry))
+            continue
+        try:
+            registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(True))
+        except errors.StatusError as exc:
+            problems.extend(_problems_of(entry.subject, exc))
+    return problems
+
+
+def _wait_served(entries: list[Entry], timeout: float) -> None:
+    """Re-resolve types of pending entries once their CRDs are served."""
+    deadline = time.monotonic() + timeout
+    for entry in entries:
+        if not entry.pending_type:
+            continue
+        while True:
+            rt = catalog(fresh=True).for_kind(entry.group, entry.version, entry.kind)
+            if rt is not None:
+                entry.rt, entry.pending_type = rt, False
+                break
+            if time.monotonic() > deadline:
+                raise errors.StatusError(errors.status_failure(
+                    504, "Timeout", f"CustomResourceDefinition for {entry.kind}.{entry.group} not established"))
+            time.sleep(0.1)
+
+
+def _immutable(exc: errors.StatusError) -> bool:
+    return exc.code == 422 and "immutable" in exc.status.get("message", "")
+
+
+def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Registry | None = None,
+          progress: Callable[[str], None] | None = None) -> Outcome:
+    """Server-side apply in dependency order; raises the first ``StatusError``."""
+    registry = registry or Registry()
+    outcome = Outcome()
+    for index, entry in enumerate(entries):
+        if entry.rank == 2 and index and entries[index - 1].rank < 2:
+            _wait_served(entries, ESTABLISH_TIMEOUT)
+        rt = entry.rt
+        assert rt is not None
+        key = registry.key(rt, entry.namespace, entry.name)
+        try:
+            before = registry.storage.get(key)["metadata"].get("resourceVersion")
+        except KeyNotFound:
+            before = None
+        try:
+            out, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(False))
+        except errors.StatusError as exc:
+            if not (force_recreate and _immutable(exc)):
+                raise
+            registry.delete(rt, entry.namespace, entry.name, DeleteOptions())
+            out, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(False))
+        if out["metadata"].get("resourceVersion") == before:
+            outcome.unchanged += 1
+        else:
+            outcome.applied += 1
+            outcome.changed.append(entry.subject)
+        if entry.rank == 0:
+            catalog(fresh=True)
+        if progress and (index + 1) % 100 == 0:
+            progress(f"applied {index + 1}/{len(entries)}")
+    _wait_served(entries, ESTABLISH_TIMEOUT)
+    return outcome
+
+
+def _prune_rank(group: str, kind: str) -> int:
+    if group == CRD_GROUP and kind == "CustomResourceDefinition":
+        return 1
+    if group == "" and kind == "Namespace":
+        return 2
+    return 0
+
+
+def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: str,
+          outcome: Outcome | None = None, registry: Registry | None = None,
+          user=None) -> Outcome:
+    """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else.
+
+    With ``user`` (a Sync's ServiceAccount), each delete must be allowed to it.
+    """
+    registry = registry or Registry()
+    outcome = outcome or Outcome()
+    doomed = []
+    for item in old:
+        if item.get("id") in keep_ids:
+            continue
+        try:
+            doomed.append(parse_id(item))
+        except ValueError:
+            continue
+    doomed.sort(key=lambda d: _prune_rank(d[2], d[3]))
+    for namespace, name, group, kind, version in doomed:
+        served = catalog(fresh=True)
+        rt = served.for_kind(group, version, kind) or next(
+            (t for t in served.types() if t.group == group and t.kind == kind), None)
+        if rt is None:
+            continue  # its type is gone, and so is the object
+        try:
+            live = registry.get(rt, namespace, name)
+        except errors.StatusError as exc:
+            if exc.code == 404:
+                continue
+            raise
+        meta = live["metadata"]
+        if _owner(live) != (sync_namespace, sync_name):
+            continue  # taken over or relabelled: not ours to delete
+        if (meta.get("annotations") or {}).get(PRUNE_ANNOTATION) == "disabled":
+            outcome.kept += 1
+            continue
+        if user is not None:
+            from kapi.auth import access
+
+            access.check(user, "delete", rt, namespace, name)
+        try:
+            registry.delete(rt, namespace, name, DeleteOptions())
+        except errors.StatusError as exc:
+            if exc.code != 404:
+                raise
+        outcome.pruned += 1
+    return outcome

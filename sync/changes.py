@@ -1,0 +1,135 @@
+"""Reading the change log (``kapi_change``) for the sync: triggers and drift.
+
+Workers have no watch cache, so the sync reads the change log with a
+persisted cursor (``sync_change_cursor``), up to ``kapi_rv_horizon()`` so that
+no write still in flight below the cursor is skipped. One pass turns changes
+into requests:
+
+* a Sync created, its ``spec`` changed (generation), a new ``requestedAt``,
+  resumed from suspend, or being deleted → reconcile it;
+* a GitRepository created or changed → fetch it;
+* an object labelled ``sync.kapi.dev/name`` deleted, or changed by a manager
+  other than ``kapi-sync`` (another manager's managedFields entry is as new as ours) →
+  drift: reconcile the owning Sync in full. All changes of one pass collapse
+  into one request per Sync (the debounce).
+
+When the cursor is missing or older than the compacted history, every Sync
+and GitRepository is requested once instead (a resync).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import orjson
+from django.db import connection
+
+from sync import queue
+from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
+
+__all__ = ["scan"]
+
+BATCH = 5000
+FIELD_MANAGER = "kapi-sync"
+log = logging.getLogger(__name__)
+_TICK_LOCK = (0x5359, 0)
+
+
+def _drifted(meta: dict) -> bool:
+    entries = meta.get("managedFields") or []
+    if not entries:
+        return True
+    ours = max((e.get("time") or "" for e in entries if e.get("manager") == FIELD_MANAGER), default="")
+    # Times have one-second resolution: a tie counts as drift (at worst one
+    # reconcile that writes nothing).
+    return any(
+        e.get("manager") != FIELD_MANAGER and (e.get("time") or "") >= ours for e in entries
+    )
+
+
+def _resync() -> None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT resource, namespace, name FROM kapi_object WHERE \"group\" = %s "
+            "AND resource IN ('syncs', 'gitrepositories')",
+            [GROUP],
+        )
+        for resource, namespace, name in cur.fetchall():
+            kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
+            queue.request(kind, namespace, name, "resync")
+
+
+def scan() -> int:
+    """One pass over new changes; returns how many were read. Single-flight."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_try_advisory_lock(%s, %s)", list(_TICK_LOCK))
+        if not cur.fetchone()[0]:
+            return 0
+    try:
+        return _scan()
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s, %s)", list(_TICK_LOCK))
+
+
+def _scan() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT kapi_rv_horizon(2000)")
+        horizon = cur.fetchone()[0]
+        cur.execute("SELECT revision FROM sync_change_cursor WHERE id = 1")
+        row = cur.fetchone()
+        cur.execute("SELECT revision FROM kapi_compaction WHERE id = 1")
+        compacted = cur.fetchone()[0]
+    if row is None or row[0] < compacted:
+        _resync()
+        with connection.cursor() as cur:
+            cur.execute(
+                "INSERT INTO sync_change_cursor (id, revision) VALUES (1, %s) "
+                "ON CONFLICT (id) DO UPDATE SET revision = EXCLUDED.revision",
+                [horizon],
+            )
+        return 0
+    cursor = row[0]
+    with connection.cursor() as cur:
+        cur.execute(
+            """SELECT resource_version, "group", resource, namespace, name, type,
+                      data->'metadata', data->'status'->'observedGeneration',
+                      data->'status'->'lastHandledReconcileAt'
+               FROM kapi_change
+               WHERE resource_version > %s AND resource_version <= %s
+                 AND ("group" = %s OR data->'metadata'->'labels' ? %s)
+               ORDER BY resource_version LIMIT %s""",
+            [cursor, horizon, GROUP, LABEL_NAME, BATCH],
+        )
+        rows = cur.fetchall()
+    requests: dict[tuple[str, str, str], tuple[str, bool]] = {}
+    for _rv, group, resource, namespace, name, type_, meta, observed, handled in rows:
+        meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
+        if group == GROUP and resource in ("syncs", "gitrepositories"):
+            if type_ == "DELETED":
+                continue
+            kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
+            observed = orjson.loads(observed) if isinstance(observed, (str, bytes)) else observed
+            handled = orjson.loads(handled) if isinstance(handled, (str, bytes)) else handled
+            requested_at = (meta.get("annotations") or {}).get(REQUESTED_AT)
+            if (
+                type_ == "ADDED"
+                or meta.get("deletionTimestamp")
+                or observed != meta.get("generation")
+                or (kind == queue.SYNC and requested_at and requested_at != handled)
+            ):
+                reason = "requestedAt" if requested_at and requested_at != handled else "changed"
+                requests.setdefault((kind, namespace, name), (reason, False))
+            continue
+        labels = meta.get("labels") or {}
+        owner = (labels.get(LABEL_NAMESPACE, ""), labels.get(LABEL_NAME, ""))
+        if not owner[0] or not owner[1]:
+            continue
+        if type_ == "DELETED" or (type_ == "MODIFIED" and _drifted(meta)):
+            requests[(queue.SYNC, owner[0], owner[1])] = ("drift", True)
+    for (kind, namespace, name), (reason, drift) in requests.items():
+        queue.request(kind, namespace, name, reason, drift=drift)
+    new_cursor = rows[-1][0] if len(rows) == BATCH else horizon
+    with connection.cursor() as cur:
+        cur.execute("UPDATE sync_change_cursor SET revision = %s WHERE id = 1", [new_cursor])
+    return len(rows)

@@ -1,0 +1,73 @@
+"""Validate-on-push: the hosted repository's pre-receive hook.
+
+Before git updates the tracked branch, every Sync that uses the repository
+renders the pushed revision and server-side-dry-runs it as it would apply it
+(``sync.apply.validate``: custom resources whose CRD, and objects whose
+Namespace, arrive in the same push are validated against what the push
+brings). Any problem rejects the push; each is printed on its own line, which
+git shows the pusher as ``remote:`` lines (object, field path, message).
+``spec.validateOnPush: false`` on the GitRepository turns this off.
+
+The hook runs inside ``git receive-pack``, so the pushed objects are in git's
+quarantine directory, visible to the git commands run here (the environment
+carries it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TextIO
+
+from kapi import errors
+from kapi.registry.store import Registry
+from sync import apply as engine
+from sync import gitstore
+from sync.api import repository_type
+from sync.render import RenderError, render
+from sync.source import repository_dir, syncs_of
+
+__all__ = ["check_push"]
+
+
+def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO) -> bool:
+    """True to accept; ``updates`` are pre-receive's "old new ref" lines."""
+    registry = Registry()
+    try:
+        repo = registry.get(repository_type(), namespace, name)
+    except errors.StatusError:
+        return True
+    spec = repo.get("spec") or {}
+    if spec.get("validateOnPush") is False:
+        return True
+    branch = (spec.get("ref") or {}).get("branch") or "main"
+    new = None
+    for line in updates:
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == f"refs/heads/{branch}" and parts[1] != gitstore.ZERO:
+            new = parts[1]
+    if new is None:
+        return True
+    path = repository_dir(repo)
+    syncs = syncs_of(namespace, name, registry)
+    ok = True
+    for sync in syncs:
+        smeta, sspec = sync["metadata"], sync.get("spec") or {}
+        label = f"Sync {smeta['namespace']}/{smeta['name']}"
+        tree = gitstore.checkout(path, namespace, f"{name}.push", new)
+        try:
+            objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
+        except RenderError as exc:
+            for message in exc.messages:
+                out.write(f"kapi: {label}: {message}\n")
+            ok = False
+            continue
+        entries, problems = engine.plan(objects, smeta["namespace"], smeta["name"],
+                                        sspec.get("targetNamespace") or "")
+        problems += engine.validate(entries, smeta["namespace"], smeta["name"], registry)
+        for problem in problems:
+            out.write(f"kapi: {label}: {problem}\n")
+        ok = ok and not problems
+    if not ok:
+        out.write(f"kapi: push to {branch} rejected: the revision does not validate "
+                  f"(set spec.validateOnPush: false on GitRepository {namespace}/{name} to skip)\n")
+    return ok

@@ -1,0 +1,180 @@
+"""Rendering a Sync's path of a checkout into Kubernetes objects.
+
+Every ``*.yaml``, ``*.yml`` and ``*.json`` file under the path, recursively, in
+sorted order (multi-document YAML, ``kind: List`` expanded); a directory with a
+``kustomization.yaml`` is built with ``kubectl kustomize`` instead. Nothing here
+trusts the repository: paths that leave the checkout (``..``, symlinks), files
+above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
+``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
+messages naming the file, never raised as anything else.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["MAX_FILE_BYTES", "RenderError", "render"]
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_OBJECTS = 20_000
+_SUFFIXES = (".yaml", ".yml", ".json")
+_KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class RenderError(Exception):
+    """The path could not be rendered; ``messages`` lists every problem found."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def _ignored(rel: str, patterns: list[str]) -> bool:
+    parts = rel.split("/")
+    for pattern in patterns:
+        anchored = pattern.startswith("/")
+        pat = pattern.strip("/")
+        if anchored and (fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat + "/*")):
+            return True
+        if not anchored and any(
+            fnmatch.fnmatch("/".join(parts[i:j]), pat)
+            for i in range(len(parts))
+            for j in range(i + 1, len(parts) + 1)
+        ):
+            return True
+    return False
+
+
+def _patterns(ignore: str | None) -> list[str]:
+    return [
+        line.strip()
+        for line in (ignore or "").splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+
+
+def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[str, Any]]:
+    """The objects of ``path`` (relative to the checkout root) in file order."""
+    root = checkout.resolve()
+    rel = (path or "./").strip()
+    if os.path.isabs(rel):
+        rel = rel.lstrip("/")
+    base = root / rel
+    if not _inside(root, base):
+        raise RenderError([f"path {path!r} is outside the repository"])
+    if not base.exists():
+        raise RenderError([f"path {path!r} does not exist in the revision"])
+    if base.is_file():
+        files = [base]
+    else:
+        for name in _KUSTOMIZATIONS:
+            if (base / name).is_file():
+                return _kustomize(root, base)
+        files = []
+        patterns = _patterns(ignore)
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for filename in sorted(filenames):
+                file = Path(dirpath) / filename
+                relname = file.relative_to(root).as_posix()
+                if not filename.endswith(_SUFFIXES) or _ignored(relname, patterns):
+                    continue
+                files.append(file)
+    objects: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for file in files:
+        relname = file.relative_to(root).as_posix() if _inside(root, file.parent) else str(file)
+        if not _inside(root, file):
+            problems.append(f"{relname}: symlink points outside the repository")
+            continue
+        size = file.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.append(f"{relname}: file is {size} bytes, over the limit of {MAX_FILE_BYTES}")
+            continue
+        try:
+            objects.extend(_documents(relname, file.read_bytes(), problems))
+        except UnicodeDecodeError:
+            problems.append(f"{relname}: not UTF-8 text")
+        if len(objects) > MAX_OBJECTS:
+            problems.append(f"more than {MAX_OBJECTS} objects under {path!r}")
+            break
+    if problems:
+        raise RenderError(problems)
+    return objects
+
+
+def _documents(relname: str, data: bytes, problems: list[str]) -> list[dict[str, Any]]:
+    try:
+        if relname.endswith(".json"):
+            docs = [json.loads(data)]
+        else:
+            docs = list(yaml.load_all(data.decode("utf-8"), Loader=_Loader))
+    except (yaml.YAMLError, ValueError) as exc:
+        problems.append(f"{relname}: cannot parse: {' '.join(str(exc).split())}")
+        return []
+    out = []
+    for index, doc in enumerate(docs, start=1):
+        where = f"{relname} (document {index})" if len(docs) > 1 else relname
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        if str(doc.get("apiVersion", "")).startswith("kustomize.config.k8s.io/"):
+            continue
+        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            out.extend(_checked(f"{where} item {i}", item, problems) for i, item in enumerate(doc["items"]))
+            continue
+        out.append(_checked(where, doc, problems))
+    return [o for o in out if o is not None]
+
+
+def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
+    if not isinstance(doc, dict):
+        problems.append(f"{where}: not an object")
+        return None
+    missing = [f for f in ("apiVersion", "kind") if not isinstance(doc.get(f), str) or not doc.get(f)]
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict) or not meta.get("name"):
+        missing.append("metadata.name")
+    if missing:
+        problems.append(f"{where}: missing {', '.join(missing)}")
+        return None
+    return doc
+
+
+def _kustomize(root: Path, base: Path) -> list[dict[str, Any]]:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        raise RenderError(["kubectl is not installed: cannot build kustomization"])
+    try:
+        done = subprocess.run(
+            [kubectl, "kustomize", str(base)], capture_output=True, timeout=120, cwd=root
+        )
+    except subprocess.TimeoutExpired:
+        raise RenderError(["kustomize build timed out"]) from None
+    rel = base.relative_to(root).as_posix() or "."
+    if done.returncode != 0:
+        raise RenderError([f"kustomize build {rel}: {done.stderr.decode(errors='replace').strip()}"])
+    problems: list[str] = []
+    objects = _documents(f"kustomize build {rel}", done.stdout, problems)
+    if problems:
+        raise RenderError(problems)
+    return objects

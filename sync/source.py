@@ -1,0 +1,132 @@
+"""Reconciling a GitRepository: fetch, resolve the ref, record the artifact.
+
+Hosted repositories are already local (pushes land in them); remote ones are
+fetched into a local mirror. When the resolved revision changes, every Sync
+that uses the repository is asked to reconcile; they all share the mirror and
+one checkout of the revision (``sync.gitstore``).
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+from pathlib import Path
+
+from kapi import errors
+from kapi.registry.catalog import catalog
+from kapi.registry.store import Registry, now_rfc3339
+from sync import gitstore, queue
+from sync.api import parse_duration, repository_type, sync_type
+from sync.status import set_condition, update_status
+
+__all__ = ["reconcile_repository", "repository_dir", "secret_data", "syncs_of"]
+
+
+def secret_data(namespace: str, name: str, registry: Registry | None = None) -> dict[str, str]:
+    """The decoded ``data`` (and ``stringData``) of a Secret."""
+    registry = registry or Registry()
+    secret = registry.get(catalog().lookup("", "v1", "secrets"), namespace, name)
+    out = {k: base64.b64decode(v).decode(errors="replace") for k, v in (secret.get("data") or {}).items()}
+    out.update(secret.get("stringData") or {})
+    return out
+
+
+def repository_dir(repo: dict) -> Path:
+    """The local git directory holding the repository's objects."""
+    meta = repo["metadata"]
+    if not (repo.get("spec") or {}).get("url"):
+        branch = ((repo.get("spec") or {}).get("ref") or {}).get("branch") or "main"
+        return gitstore.ensure_hosted(meta["namespace"], meta["name"], branch)
+    return gitstore.mirror_path(meta["namespace"], meta["name"])
+
+
+def syncs_of(namespace: str, name: str, registry: Registry | None = None) -> list[dict]:
+    registry = registry or Registry()
+    items = registry.list(sync_type(), namespace)["items"]
+    return [s for s in items if ((s.get("spec") or {}).get("sourceRef") or {}).get("name") == name]
+
+
+def reconcile_repository(namespace: str, name: str, registry: Registry | None = None) -> float | None:
+    """One pass; returns seconds until the next poll (None: no periodic run)."""
+    registry = registry or Registry()
+    rt = repository_type()
+    try:
+        repo = registry.get(rt, namespace, name)
+    except errors.StatusError as exc:
+        if exc.code == 404:
+            return None
+        raise
+    meta, spec = repo["metadata"], repo.get("spec") or {}
+    if meta.get("deletionTimestamp"):
+        _finalize(repo, registry)
+        return None
+    interval = parse_duration(spec.get("interval"), 60.0)
+    if spec.get("suspend"):
+        return None
+    generation = meta.get("generation")
+    try:
+        if spec.get("url"):
+            auth = {}
+            if (spec.get("secretRef") or {}).get("name"):
+                data = secret_data(namespace, spec["secretRef"]["name"], registry)
+                auth = {
+                    "username": data.get("username", ""),
+                    "password": data.get("password") or data.get("token", ""),
+                    "identity": data.get("identity", ""),
+                    "known_hosts": data.get("known_hosts", ""),
+                }
+            path = gitstore.fetch_mirror(namespace, name, spec["url"],
+                                         timeout=parse_duration(spec.get("timeout"), 60.0), **auth)
+        else:
+            path = repository_dir(repo)
+        sha, revision = gitstore.resolve(path, spec.get("ref"))
+        commit = gitstore.commit_info(path, sha)
+    except (gitstore.GitError, errors.StatusError, OSError) as exc:
+        message = f"fetch failed: {exc.status.get('message') if isinstance(exc, errors.StatusError) else exc}"
+
+        def failed(status: dict) -> None:
+            set_condition(status, "Ready", "False", "GitOperationFailed", message, generation)
+            set_condition(status, "Stalled", "False", "GitOperationFailed", message)
+            status["observedGeneration"] = generation
+
+        update_status(rt, namespace, name, failed, registry)
+        return min(interval, 30.0)
+
+    old = ((repo.get("status") or {}).get("artifact") or {}).get("revision")
+
+    def ready(status: dict) -> None:
+        artifact = status.get("artifact") or {}
+        if artifact.get("revision") != revision:
+            status["artifact"] = {"revision": revision, "lastUpdateTime": now_rfc3339(),
+                                  "message": commit.message, "author": commit.author}
+        set_condition(status, "Ready", "True", "Succeeded", f"stored artifact for revision '{revision}'",
+                      generation)
+        status["conditions"] = [c for c in status["conditions"] if c["type"] not in ("Stalled", "Reconciling")]
+        status["observedGeneration"] = generation
+        status["url"] = spec.get("url") or f"/git/{namespace}/{name}.git"
+
+    update_status(rt, namespace, name, ready, registry)
+    if old != revision:
+        for sync in syncs_of(namespace, name, registry):
+            queue.request(queue.SYNC, namespace, sync["metadata"]["name"], "revision")
+    return interval if spec.get("url") else None
+
+
+def _finalize(repo: dict, registry: Registry) -> None:
+    from sync.api import FINALIZER
+
+    meta = repo["metadata"]
+
+    def drop(obj: dict) -> dict:
+        obj["metadata"]["finalizers"] = [f for f in obj["metadata"].get("finalizers") or [] if f != FINALIZER]
+        return obj
+
+    try:
+        registry.update_with(repository_type(), meta["namespace"], meta["name"], drop)
+    except errors.StatusError as exc:
+        if exc.code != 404:
+            raise
+    for path in (gitstore.hosted_path(meta["namespace"], meta["name"]),
+                 gitstore.mirror_path(meta["namespace"], meta["name"])):
+        shutil.rmtree(path, ignore_errors=True)
+    queue.forget(queue.REPOSITORY, meta["namespace"], meta["name"])

@@ -1,0 +1,43 @@
+"""Celery tasks of the sync (thin: names in, one call, nothing out).
+
+Retries only on transient database errors; every other failure is recorded on
+the object and retried with backoff by ``sync.queue`` (the intent is in the
+database, not in the message).
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+__all__ = ["reconcile_repository", "reconcile_sync", "tick"]
+
+_TRANSIENT = (OperationalError, InterfaceError)
+
+
+@shared_task(name="kapi.sync.reconcile_sync", acks_late=True, autoretry_for=_TRANSIENT,
+             retry_backoff=True, max_retries=5)
+def reconcile_sync(namespace: str, name: str) -> None:
+    from sync import queue
+    from sync.reconcile import reconcile_sync as work
+
+    queue.run(queue.SYNC, namespace, name,
+              lambda ns, n, reason, drift: work(ns, n, reason, drift))
+
+
+@shared_task(name="kapi.sync.reconcile_repository", acks_late=True, autoretry_for=_TRANSIENT,
+             retry_backoff=True, max_retries=5)
+def reconcile_repository(namespace: str, name: str) -> None:
+    from sync import queue
+    from sync.source import reconcile_repository as work
+
+    queue.run(queue.REPOSITORY, namespace, name, lambda ns, n, reason, drift: work(ns, n))
+
+
+@shared_task(name="kapi.sync.tick", acks_late=True, ignore_result=True)
+def tick() -> None:
+    """Beat, every second: read the change log, then enqueue due items."""
+    from sync import changes, queue
+
+    changes.scan()
+    queue.sweep()

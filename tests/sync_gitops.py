@@ -1,0 +1,68 @@
+"""Helpers for the sync's end-to-end tests: a git working copy of a hosted
+repository, manifests, and waiting on objects through kubectl."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import yaml
+
+__all__ = ["Work", "create", "unique", "wait_for"]
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+def create(server, *docs: dict) -> None:
+    server.kubectl("apply", "-f", "-", input="\n---\n".join(json.dumps(d) for d in docs))
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+class Work:
+    """A clone of ``/git/<namespace>/<name>.git`` authenticated with the API token."""
+
+    def __init__(self, server, namespace: str, name: str, path: Path) -> None:
+        self.server = server
+        self.path = path
+        host = server.url.removeprefix("https://")
+        self.remote = f"https://kapi:{server.token}@{host}/git/{namespace}/{name}.git"
+        self.env = {**os.environ, "GIT_SSL_CAINFO": str(server.ca_path), "GIT_TERMINAL_PROMPT": "0",
+                    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+        self.git("clone", "-q", self.remote, str(path), cwd=path.parent)
+
+    def git(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=cwd or self.path, env=self.env, capture_output=True,
+                              text=True, check=check, timeout=120)
+
+    def write(self, rel: str, *docs: dict | str) -> None:
+        file = self.path / rel
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text("\n---\n".join(d if isinstance(d, str) else yaml.safe_dump(d) for d in docs))
+
+    def remove(self, rel: str) -> None:
+        (self.path / rel).unlink()
+
+    def push(self, message: str = "change", check: bool = True) -> subprocess.CompletedProcess:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        done = self.git("push", "origin", "HEAD:main", check=False)
+        if check and done.returncode != 0:
+            raise AssertionError(f"push failed: {done.stderr}")
+        return done
