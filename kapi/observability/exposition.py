@@ -28,6 +28,7 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 def render() -> bytes:
     """The current metrics of every process (or this one) and shared state."""
     if os.environ.get(MULTIPROC_ENV):
+        _forget_dead_processes(os.environ[MULTIPROC_ENV])
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
     else:
@@ -47,3 +48,23 @@ def reset_directory(path) -> None:
     path.mkdir(parents=True, exist_ok=True)
     for entry in path.glob("*.db"):
         entry.unlink(missing_ok=True)
+
+
+def _forget_dead_processes(path: str) -> None:
+    """Drop the live gauges (open watches) of processes that died without
+    saying so (kill -9, a replaced uvicorn worker): ``mark_process_dead``
+    for every pid whose ``gauge_live*`` file remains. Counters and histograms
+    of dead processes are kept: totals must not go down."""
+    from pathlib import Path
+
+    for entry in Path(path).glob("gauge_live*_*.db"):
+        try:
+            pid = int(entry.stem.rsplit("_", 1)[1])
+        except ValueError:
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            multiprocess.mark_process_dead(pid, path)
+        except PermissionError:
+            pass

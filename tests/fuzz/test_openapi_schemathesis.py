@@ -5,7 +5,6 @@ with a fixed seed and budget, must never get a 5xx."""
 from __future__ import annotations
 
 import os
-
 import re
 
 import pytest
