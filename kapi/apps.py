@@ -12,3 +12,9 @@ class KapiConfig(AppConfig):
         from kapi.bootstrap import _on_post_migrate
 
         post_migrate.connect(_on_post_migrate, sender=self)
+
+        from kapi.lifecycle.wakeup import on_write
+        from kapi.registry.store import WRITE_OBSERVERS
+
+        if on_write not in WRITE_OBSERVERS:
+            WRITE_OBSERVERS.append(on_write)

@@ -9,5 +9,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 app = Celery("kapi")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.autodiscover_tasks(["kapi.lifecycle"])
 
 __all__ = ["app"]

@@ -32,6 +32,7 @@ __all__ = [
     "internal_error",
     "invalid",
     "method_not_supported",
+    "namespace_terminating",
     "not_acceptable",
     "not_found",
     "qualified_resource",
@@ -173,6 +174,24 @@ def forbidden(group: str, resource: str, name: str, message: str) -> StatusError
             403, "Forbidden", f"{subject} is forbidden: {message}", _details(group, resource, name)
         )
     )
+
+
+def namespace_terminating(group: str, resource: str, name: str, namespace: str) -> StatusError:
+    """403 for a create in a namespace being deleted (kube's NamespaceLifecycle)."""
+    error = forbidden(
+        group,
+        resource,
+        name,
+        f"unable to create new content in namespace {namespace} because it is being terminated",
+    )
+    error.status.setdefault("details", {})["causes"] = [
+        {
+            "reason": "NamespaceTerminating",
+            "message": f"namespace {namespace} is being terminated",
+            "field": "metadata.namespace",
+        }
+    ]
+    return error
 
 
 def method_not_supported(group: str, resource: str, action: str) -> StatusError:

@@ -80,3 +80,7 @@ class Change(models.Model):
 
     def __str__(self) -> str:
         return f"{self.resource_version} {self.type} {self.resource} {self.namespace}/{self.name}"
+
+
+# The deletion lifecycle's own tables (cursor and work items).
+from kapi.lifecycle.models import FeedCursor, Work  # noqa: E402,F401

@@ -133,7 +133,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+from kapi.lifecycle.schedule import BEAT_SCHEDULE as LIFECYCLE_BEAT_SCHEDULE  # noqa: E402
+
 CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE.update(LIFECYCLE_BEAT_SCHEDULE)
 CELERY_IMPORTS = ["kapi.crdtasks"]
 # Deleting a CRD waits for its custom resources to go (types issue).
 CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule": 2.0}

@@ -172,4 +172,5 @@ def delete_options(scope: RequestScope, body: dict | None) -> DeleteOptions:
         preconditions=preconditions,
         grace_period_seconds=grace,
         propagation_policy=policy,
+        orphan_dependents=orphan,
     )

@@ -53,8 +53,9 @@ def delete(scope: RequestScope, registry: Registry, body) -> Result:
     options = delete_options(scope, body)
     obj, deleted_now = registry.delete(rt, scope.namespace or "", scope.name, options)
     if not deleted_now or rt.plural == "namespaces":
-        # Still there (finalizers): kube answers with the object as it now stands.
-        return Result(200, obj)
+        # Still there (finalizers): kube answers with the object as it now stands,
+        # 202 only when the client asked for cascading with orphanDependents=false.
+        return Result(202 if options.orphan_dependents is False and not deleted_now else 200, obj)
     return Result(200, _success_status(rt, obj), transformable=False)
 
 

@@ -39,6 +39,8 @@ class DeleteOptions:
     preconditions: Preconditions | None = None
     grace_period_seconds: int | None = None
     propagation_policy: str | None = None
+    #: The deprecated ``orphanDependents`` as sent (already folded into the policy).
+    orphan_dependents: bool | None = None
 
 
 @dataclass

@@ -18,7 +18,12 @@ from kapi import errors
 from kapi.errors import Cause, StatusError
 from kapi.registry.catalog import catalog
 from kapi.registry.fields import check_fields, manage_fields
-from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.options import (
+    CreateOptions,
+    DeleteOptions,
+    ListOptions,
+    UpdateOptions,
+)
 from kapi.registry.patch import PatchMixin
 from kapi.registry.resource import ResourceType
 from kapi.storage import (
@@ -35,7 +40,7 @@ from kapi.storage import (
 from kapi.storage.interface import check_preconditions
 from kapi.validation.metadata import validate_object_meta, validate_object_meta_update
 
-__all__ = ["Registry", "now_rfc3339"]
+__all__ = ["GC_FINALIZERS", "WRITE_OBSERVERS", "Registry", "now_rfc3339"]
 
 Object = dict[str, Any]
 
@@ -43,6 +48,16 @@ Object = dict[str, Any]
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_NAME_ATTEMPTS = 8
 _MODIFIED = "the object has been modified; please apply your changes to the latest version and try again"
+
+#: The finalizers the garbage collector acts on (metav1.FinalizerOrphanDependents,
+#: metav1.FinalizerDeleteDependents).
+ORPHAN = "orphan"
+FOREGROUND = "foregroundDeletion"
+GC_FINALIZERS = (ORPHAN, FOREGROUND)
+
+#: Called as ``fn(rt, obj, deleted)`` after every stored write; the lifecycle
+#: workers register one (``kapi.lifecycle.wakeup``) to be woken up. Must not raise.
+WRITE_OBSERVERS: list = []
 
 
 def now_rfc3339() -> str:
@@ -129,6 +144,11 @@ class Registry(PatchMixin):
         else:
             meta.pop("namespace", None)
 
+    def _written(self, rt: ResourceType, obj: Object, deleted: bool = False) -> Object:
+        for observer in WRITE_OBSERVERS:
+            observer(rt, obj, deleted)
+        return obj
+
     def _invalid(self, rt: ResourceType, name: str, causes: list[Cause]) -> StatusError:
         return errors.invalid(rt.group, rt.kind, name, causes)
 
@@ -157,7 +177,10 @@ class Registry(PatchMixin):
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
             raise errors.bad_request("resourceVersion should not be set on objects to be created")
-        self._namespace_must_exist(rt, namespace)
+        ns = self._namespace_must_exist(rt, namespace)
+        if ns is not None and (ns.get("status") or {}).get("phase") == "Terminating":
+            # kube's NamespaceLifecycle admission.
+            raise errors.namespace_terminating(rt.group, rt.plural, meta.get("name", ""), namespace)
 
         # System fields (kube's FillObjectMetaSystemFields).
         meta["uid"] = str(uuid.uuid4())
@@ -186,7 +209,7 @@ class Registry(PatchMixin):
         for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
             try:
                 created = self.storage.create(self.key(rt, namespace, meta["name"]), stored)
-                return self._out(rt, created)
+                return self._written(rt, self._out(rt, created))
             except KeyExists:
                 if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
                     raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
@@ -311,6 +334,9 @@ class Registry(PatchMixin):
             rt.strategy.prepare_for_status_update(new, current)
             # A status write changes nothing in metadata but what kube lets it.
             new["metadata"] = meta = {**cur_meta}
+        elif subresource:
+            meta["generation"] = cur_meta.get("generation", 1)
+            rt.strategy.prepare_for_subresource_update(subresource, new, current)
         else:
             meta["generation"] = cur_meta.get("generation", 1)
             rt.strategy.prepare_for_update(new, current)
@@ -319,7 +345,9 @@ class Registry(PatchMixin):
         for kept in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"):
             if kept in cur_meta:
                 meta[kept] = cur_meta[kept]
-            else:
+            elif kept != "deletionTimestamp":
+                # An update never starts a deletion: a deletionTimestamp set by the
+                # client is left for validation to refuse as immutable (kube's error).
                 meta.pop(kept, None)
         if not meta.get("resourceVersion"):
             meta["resourceVersion"] = cur_meta["resourceVersion"]
@@ -371,8 +399,8 @@ class Registry(PatchMixin):
             raise errors.not_found(rt.group, rt.plural, name) from None
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
-        out = self._out(rt, stored)
-        if "deletionTimestamp" in out["metadata"] and not out["metadata"].get("finalizers"):
+        out = self._written(rt, self._out(rt, stored))
+        if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
             return self._finish_deletion(rt, key, out)
         return out
 
@@ -392,8 +420,12 @@ class Registry(PatchMixin):
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message) from None
         rt.strategy.check_delete(current)
-        if current["metadata"].get("finalizers"):
-            return self._start_graceful_deletion(rt, namespace, name, current, options), False
+        finalizers = _finalizers_for_policy(current, options.propagation_policy)
+        if finalizers != (current["metadata"].get("finalizers") or []) or rt.strategy.pending_finalizers(
+            current
+        ):
+            out = self._start_graceful_deletion(rt, key, name, current, options)
+            return out, not options.dry_run and not rt.strategy.pending_finalizers(out)
         if options.dry_run:
             return current, True
         try:
@@ -402,36 +434,53 @@ class Registry(PatchMixin):
             raise errors.not_found(rt.group, rt.plural, name) from None
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
-        return self._out(rt, deleted), True
+        return self._written(rt, self._out(rt, deleted), deleted=True), True
 
     def _start_graceful_deletion(
-        self, rt: ResourceType, namespace: str, name: str, current: Object, options: DeleteOptions
+        self,
+        rt: ResourceType,
+        key: Key,
+        name: str,
+        current: Object,
+        options: DeleteOptions,
     ) -> Object:
-        if "deletionTimestamp" in current["metadata"]:
-            return current
+        """Mark the object as being deleted (kube's updateForGracefulDeletionAndFinalizers):
+        ``deletionTimestamp`` once, the garbage collector's finalizers as the policy
+        asks. The write that leaves no finalizers removes the object."""
 
         def mark(obj: Object) -> Object:
-            obj["metadata"]["deletionTimestamp"] = now_rfc3339()
-            obj["metadata"]["deletionGracePeriodSeconds"] = options.grace_period_seconds or 0
+            meta = obj["metadata"]
+            meta["finalizers"] = _finalizers_for_policy(obj, options.propagation_policy)
+            if not meta["finalizers"]:
+                del meta["finalizers"]
+            if "deletionTimestamp" not in meta:
+                meta["deletionTimestamp"] = now_rfc3339()
+                # Only pods delete gracefully; everything else is marked with 0.
+                meta["deletionGracePeriodSeconds"] = 0
+                rt.strategy.prepare_for_graceful_delete(obj)
             return obj
 
-        key = self.key(rt, namespace, name)
+        if options.dry_run or (
+            "deletionTimestamp" in current["metadata"]
+            and _finalizers_for_policy(current, options.propagation_policy)
+            == (current["metadata"].get("finalizers") or [])
+        ):
+            # Nothing to write: already deleting with the finalizers the policy wants.
+            return mark(copy.deepcopy(current))
 
         def try_update(current_stored: Object) -> Object:
-            obj = self._out(rt, current_stored)
-            if "deletionTimestamp" not in obj["metadata"]:
-                mark(obj)
-            return self._in(rt, obj)
+            return self._in(rt, mark(self._out(rt, current_stored)))
 
-        if options.dry_run:
-            return mark(copy.deepcopy(current))
         try:
             stored = self.storage.guaranteed_update(key, try_update, options.preconditions)
         except KeyNotFound:
             raise errors.not_found(rt.group, rt.plural, name) from None
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
-        return self._out(rt, stored)
+        out = self._written(rt, self._out(rt, stored))
+        if not rt.strategy.pending_finalizers(out):
+            return self._finish_deletion(rt, key, out)
+        return out
 
     def _finish_deletion(self, rt: ResourceType, key: Key, obj: Object) -> Object:
         """The write that empties the finalizers of a deleting object removes it."""
@@ -439,7 +488,7 @@ class Registry(PatchMixin):
             deleted = self.storage.delete(key, int(obj["metadata"]["resourceVersion"]))
         except (KeyNotFound, ResourceVersionConflict):
             return obj
-        return self._out(rt, deleted)
+        return self._written(rt, self._out(rt, deleted), deleted=True)
 
     def delete_collection(
         self, rt: ResourceType, namespace: str | None, list_options: ListOptions, options: DeleteOptions
@@ -458,3 +507,19 @@ class Registry(PatchMixin):
         listed["items"] = deleted
         listed["metadata"].pop("_last_key", None)
         return listed
+
+
+def _finalizers_for_policy(obj: Object, policy: str | None) -> list[str]:
+    """The object's finalizers once the propagation policy is applied
+    (kube's deletionFinalizersForGarbageCollection): ``Orphan`` adds ``orphan``,
+    ``Foreground`` adds ``foregroundDeletion``, ``Background`` removes both, no
+    policy keeps what the object has."""
+    current = list((obj.get("metadata") or {}).get("finalizers") or [])
+    if policy is None:
+        return current
+    kept = [f for f in current if f not in GC_FINALIZERS]
+    if policy == "Orphan":
+        kept.append(ORPHAN)
+    elif policy == "Foreground":
+        kept.append(FOREGROUND)
+    return kept

@@ -144,6 +144,19 @@ class Strategy:
     def check_delete(self, obj: Object) -> None:
         """Refuse a delete by raising a ``StatusError``. Must NOT mutate ``obj``."""
 
+    def pending_finalizers(self, obj: Object) -> bool:
+        """Whether something must still finish before a deleting object may go
+        (kube: non-empty ``metadata.finalizers``). Must NOT mutate ``obj``."""
+        return bool((obj.get("metadata") or {}).get("finalizers"))
+
+    def prepare_for_graceful_delete(self, obj: Object) -> None:
+        """The first DELETE of an object that cannot go at once (it has just got its
+        ``deletionTimestamp``). MAY mutate ``obj``."""
+
+    def prepare_for_subresource_update(self, subresource: str, obj: Object, old: Object) -> None:
+        """A write to a subresource other than ``status``. MAY mutate ``obj``."""
+        self.prepare_for_update(obj, old)
+
     # -- versions ---------------------------------------------------------------
     def to_storage(self, obj: Object, version: str) -> Object:
         """Convert from the served ``version`` to the stored form. MAY mutate ``obj``."""

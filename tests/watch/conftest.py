@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -56,6 +57,14 @@ def watch_ns(watch_api: API) -> Iterator[str]:
     assert r.status_code == 201, r.text
     yield name
     watch_api.delete(f"/api/v1/namespaces/{name}")
+    # The namespace's content is deleted by the lifecycle workers after the
+    # DELETE: wait for it to be gone, so that no later all-namespaces watch sees
+    # those DELETED events.
+    deadline = time.monotonic() + 30
+    while watch_api.get(f"/api/v1/namespaces/{name}").status_code != 404:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
 
 
 @pytest.fixture

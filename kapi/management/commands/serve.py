@@ -85,6 +85,11 @@ class Command(BaseCommand):
             help="Celery worker pool processes (default 2).",
         )
         parser.add_argument(
+            "--no-worker",
+            action="store_true",
+            help="Start no Celery worker (run `celery -A kapi worker` yourself; beat still runs).",
+        )
+        parser.add_argument(
             "--tls-san",
             action="append",
             default=[],
@@ -200,15 +205,16 @@ class Command(BaseCommand):
                     env(),
                     grace=processes.GRACEFUL_SHUTDOWN_SECONDS + 3,
                 )
-                supervisor.start(
-                    "celery-worker",
-                    processes.celery_worker_argv(
-                        concurrency=int(options["celery_concurrency"]),
-                        log_level=log_level,
-                    ),
-                    env(celery=True),
-                    grace=8,
-                )
+                if not options["no_worker"]:
+                    supervisor.start(
+                        "celery-worker",
+                        processes.celery_worker_argv(
+                            concurrency=int(options["celery_concurrency"]),
+                            log_level=log_level,
+                        ),
+                        env(celery=True),
+                        grace=8,
+                    )
                 supervisor.start(
                     "celery-beat",
                     processes.celery_beat_argv(data_dir, log_level=log_level),

@@ -33,6 +33,23 @@ class NamespaceStrategy(Strategy):
         obj["spec"] = {**(obj.get("spec") or {}), "finalizers": (old.get("spec") or {}).get("finalizers", [])}
         self._label(obj)
 
+    def prepare_for_subresource_update(self, subresource: str, obj: Object, old: Object) -> None:
+        """``/finalize`` changes ``spec.finalizers`` (and metadata), never status."""
+        if subresource != "finalize":
+            return self.prepare_for_update(obj, old)
+        obj["spec"] = {"finalizers": list((obj.get("spec") or {}).get("finalizers") or [])}
+        if "status" in old:
+            obj["status"] = old["status"]
+        self._label(obj)
+
+    def pending_finalizers(self, obj: Object) -> bool:
+        """A namespace goes once both ``metadata.finalizers`` and ``spec.finalizers``
+        are empty (the namespace controller's ``kubernetes`` finalizer lives in spec)."""
+        return super().pending_finalizers(obj) or bool((obj.get("spec") or {}).get("finalizers"))
+
+    def prepare_for_graceful_delete(self, obj: Object) -> None:
+        obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+
     def _label(self, obj: Object) -> None:
         meta = obj.setdefault("metadata", {})
         labels = meta.get("labels") or {}

@@ -92,6 +92,16 @@ class SchemaStrategy(Strategy):
     def warnings(self, obj: Object) -> list[str]:
         return self.inner.warnings(obj)
 
+    def prepare_for_subresource_update(self, subresource: str, obj: Object, old: Object) -> None:
+        self.prune(obj)
+        self.inner.prepare_for_subresource_update(subresource, obj, old)
+
+    def pending_finalizers(self, obj: Object) -> bool:
+        return self.inner.pending_finalizers(obj)
+
+    def prepare_for_graceful_delete(self, obj: Object) -> None:
+        self.inner.prepare_for_graceful_delete(obj)
+
     def check_delete(self, obj: Object) -> None:
         self.inner.check_delete(obj)
 

@@ -1,0 +1,298 @@
+"""The garbage collector's two verbs, after kube-controller-manager's
+``pkg/controller/garbagecollector``.
+
+``attempt(uid)`` looks at one object's owners (kube's ``attemptToDeleteItem``):
+each owner reference is *solid* (the owner exists with that uid), *dangling* (no
+such owner, or another uid), *waiting* (the owner is being deleted in the
+foreground) or *unresolvable* (a kind nobody serves, or a cluster-scoped
+dependent naming a namespaced owner). With a solid owner the dependent stays and
+loses its dangling and waiting references; with none (and nothing unresolvable)
+it is deleted, in the foreground if an owner waits on it and it has dependents of
+its own.
+
+``owner(uid)`` handles an owner's dependents: an ``orphan`` finalizer strips the
+owner's references from every dependent, then goes; a ``foregroundDeletion``
+finalizer has every dependent checked and goes once no dependent with
+``blockOwnerDeletion`` remains; a deleted owner has all its dependents checked.
+
+Every write goes through the registry with a uid precondition, so a recreated
+object of the same name is never touched, and repeating any step is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kapi.errors import StatusError
+from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup, work
+from kapi.registry.options import DeleteOptions, UpdateOptions
+from kapi.registry.store import FOREGROUND, ORPHAN, Registry
+from kapi.storage import Key, KeyNotFound, Preconditions, default_storage
+
+__all__ = ["attempt", "owner"]
+
+log = logging.getLogger(__name__)
+
+SOLID, DANGLING, WAITING, UNRESOLVABLE = "solid", "dangling", "waiting", "unresolvable"
+
+#: Dependents handled per pass of an orphaning owner (long work goes in chunks).
+CHUNK = 500
+
+
+def _gone(exc: StatusError) -> bool:
+    """404 (gone) and 409 (the uid precondition: it is another object now)."""
+    return exc.code in (404, 409)
+
+
+def _ref_text(ref: dict, namespace: str) -> str:
+    return (
+        f"[{ref.get('apiVersion', '')}/{ref.get('kind', '')}, namespace: {namespace}, "
+        f"name: {ref.get('name', '')}, uid: {ref.get('uid', '')}]"
+    )
+
+
+#: Owner references known to dangle: a uid never comes back, so this holds for
+#: good (bounded; per worker process).
+_DANGLING: dict[tuple, bool] = {}
+_DANGLING_MAX = 10000
+
+
+def _owner_state(dep_rt, dep: dict, ref: dict) -> str:
+    dep_ns = dep["metadata"].get("namespace") or ""
+    known = (
+        str(ref.get("uid")),
+        dep_ns,
+        str(ref.get("apiVersion")),
+        str(ref.get("kind")),
+        str(ref.get("name")),
+    )
+    if known in _DANGLING:
+        return DANGLING
+    state = _resolve_owner(dep_rt, dep, ref)
+    if state == DANGLING:
+        if len(_DANGLING) >= _DANGLING_MAX:
+            _DANGLING.clear()
+        _DANGLING[known] = True
+    return state
+
+
+def _resolve_owner(dep_rt, dep: dict, ref: dict) -> str:
+    owner_rt = objects.kind_type(ref.get("apiVersion"), ref.get("kind"))
+    if owner_rt is None:
+        return UNRESOLVABLE
+    dep_ns = dep["metadata"].get("namespace") or ""
+    if owner_rt.namespaced and not dep_rt.namespaced:
+        events.record(
+            dep_rt,
+            dep,
+            "Warning",
+            "OwnerRefInvalidNamespace",
+            f'ownerRef {_ref_text(ref, "")} does not exist in namespace ""',
+            events.GC_COMPONENT,
+        )
+        return UNRESOLVABLE
+    ns = dep_ns if owner_rt.namespaced else ""
+    try:
+        found = default_storage().get(
+            Key(
+                owner_rt.stored_group, owner_rt.stored_resource, ns, ref.get("name", "")
+            )
+        )
+    except KeyNotFound:
+        found = None
+    if found is None or found["metadata"].get("uid") != ref.get("uid"):
+        if owner_rt.namespaced and _exists_elsewhere(ref.get("uid"), dep_ns):
+            events.record(
+                dep_rt,
+                dep,
+                "Warning",
+                "OwnerRefInvalidNamespace",
+                f'ownerRef {_ref_text(ref, dep_ns)} does not exist in namespace "{dep_ns}"',
+                events.GC_COMPONENT,
+            )
+        return DANGLING
+    meta = found["metadata"]
+    if "deletionTimestamp" in meta and FOREGROUND in (meta.get("finalizers") or []):
+        return WAITING
+    return SOLID
+
+
+def _exists_elsewhere(uid, namespace: str) -> bool:
+    from django.db import connection
+
+    uids = objects.valid_uids([uid])
+    if not uids:
+        return False
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT 1 FROM kapi_object WHERE uid = %s AND namespace <> %s",
+            [uids[0], namespace],
+        )
+        return cur.fetchone() is not None
+
+
+def attempt(uid: str, registry: Registry | None = None) -> None:
+    """Collect the object ``uid`` if none of its owners holds it any more."""
+    registry = registry or Registry()
+    found = objects.get_by_uid(uid, registry)
+    if found is None:
+        return
+    rt, obj = found
+    meta = obj["metadata"]
+    if "deletionTimestamp" in meta:
+        return  # already going; its own finalizers (if any) are handled by owner()
+    refs = [r for r in meta.get("ownerReferences") or [] if isinstance(r, dict)]
+    if not refs:
+        return
+    states = [(ref, _owner_state(rt, obj, ref)) for ref in refs]
+    solid = [r for r, s in states if s == SOLID]
+    dangling = [r for r, s in states if s == DANGLING]
+    waiting = [r for r, s in states if s == WAITING]
+    if solid:
+        if dangling or waiting:
+            _remove_refs(registry, rt, obj, {r.get("uid") for r in dangling + waiting})
+        if waiting:
+            # The waiting owners no longer wait on this one: look at them again now
+            # (the feed cannot tell, the reference is gone from the object).
+            owners = objects.valid_uids(r.get("uid") for r in waiting)
+            work.request([("owner", u, "", "", "", "", "") for u in owners])
+            wakeup.wake_workers()
+        return
+    if any(s == UNRESOLVABLE for _, s in states):
+        return  # kube keeps it: an owner it cannot look up might exist
+    finalizers = meta.get("finalizers") or []
+    if waiting and objects.dependents([uid], limit=1):
+        policy = "Foreground"
+    elif ORPHAN in finalizers:
+        policy = "Orphan"
+    elif FOREGROUND in finalizers:
+        policy = "Foreground"
+    else:
+        policy = "Background"
+    _delete(registry, rt, obj, policy)
+
+
+def owner(uid: str, registry: Registry | None = None) -> bool:
+    """Handle the dependents of ``uid``. Returns True when more is left to do now."""
+    registry = registry or Registry()
+    found = objects.get_by_uid(uid, registry)
+    if found is None:
+        if work.request_dependents([uid]):
+            wakeup.wake_workers()
+        return False
+    rt, obj = found
+    meta = obj["metadata"]
+    if "deletionTimestamp" not in meta:
+        return False
+    finalizers = meta.get("finalizers") or []
+    if ORPHAN in finalizers:
+        deps = objects.dependents([uid], limit=CHUNK)
+        for dep in deps:
+            dep_rt = objects.type_for_stored(dep.group, dep.resource)
+            if dep_rt is None:
+                continue
+            _remove_refs_by_key(
+                registry, dep_rt, dep.namespace, dep.name, dep.uid, {uid}
+            )
+        if len(deps) == CHUNK:
+            return True
+        _remove_finalizer(registry, rt, obj, ORPHAN)
+        return False
+    if FOREGROUND in finalizers:
+        deps = objects.dependents([uid])
+        pending = [d for d in deps if not d.deleting]
+        if pending:
+            work.request(
+                [
+                    ("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "")
+                    for d in pending
+                ]
+            )
+            wakeup.wake_workers(2 if len(pending) > 50 else 1)
+        blocking = [
+            d for d in deps if any(r.get("blockOwnerDeletion") for r in d.refs_to(uid))
+        ]
+        if not blocking:
+            _remove_finalizer(registry, rt, obj, FOREGROUND)
+    return False
+
+
+def _delete(registry: Registry, rt, obj: dict, policy: str) -> None:
+    meta = obj["metadata"]
+    options = DeleteOptions(
+        preconditions=Preconditions(uid=meta["uid"]), propagation_policy=policy
+    )
+    try:
+        registry.delete(rt, meta.get("namespace", ""), meta["name"], options)
+    except StatusError as exc:
+        if not _gone(exc):
+            events.record(
+                rt,
+                obj,
+                "Warning",
+                "FailedDelete",
+                f"the garbage collector could not delete {rt.plural} {meta['name']}: {exc}",
+                events.GC_COMPONENT,
+                registry,
+            )
+            raise
+
+
+def _remove_refs(registry: Registry, rt, obj: dict, uids: set) -> None:
+    meta = obj["metadata"]
+    _remove_refs_by_key(
+        registry, rt, meta.get("namespace", ""), meta["name"], meta["uid"], uids
+    )
+
+
+def _remove_refs_by_key(
+    registry: Registry, rt, namespace: str, name: str, uid: str, uids: set
+) -> None:
+    def strip(current: dict) -> dict:
+        refs = current["metadata"].get("ownerReferences") or []
+        kept = [r for r in refs if not (isinstance(r, dict) and r.get("uid") in uids)]
+        if kept:
+            current["metadata"]["ownerReferences"] = kept
+        else:
+            current["metadata"].pop("ownerReferences", None)
+        return current
+
+    try:
+        registry.update_with(
+            rt,
+            namespace,
+            name,
+            strip,
+            UpdateOptions(field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=uid),
+        )
+    except StatusError as exc:
+        if not _gone(exc):
+            raise
+
+
+def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None:
+    meta = obj["metadata"]
+
+    def strip(current: dict) -> dict:
+        kept = [
+            f for f in current["metadata"].get("finalizers") or [] if f != finalizer
+        ]
+        if kept:
+            current["metadata"]["finalizers"] = kept
+        else:
+            current["metadata"].pop("finalizers", None)
+        return current
+
+    try:
+        registry.update_with(
+            rt,
+            meta.get("namespace", ""),
+            meta["name"],
+            strip,
+            UpdateOptions(field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=meta["uid"]),
+        )
+    except StatusError as exc:
+        if not _gone(exc):
+            raise

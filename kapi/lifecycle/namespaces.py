@@ -1,0 +1,347 @@
+"""Namespaces: the default ServiceAccount, and termination, after kube's
+``pkg/controller/namespace/deletion``.
+
+A namespace being deleted (phase ``Terminating``, ``kubernetes`` in
+``spec.finalizers``) gets one ``delete`` work item per object it holds, of every
+namespaced kind served (built-in and custom), asked for in one statement. Each
+pass counts what is left and sets kube's conditions on the namespace's status;
+once nothing is left the ``kubernetes`` finalizer is removed through
+``/finalize``, and the registry removes the namespace on that write. Objects
+waiting on their own finalizers hold the namespace (with an Event saying so).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from django.db import connection
+
+from kapi.errors import StatusError
+from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup
+from kapi.registry.catalog import catalog
+from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
+from kapi.registry.store import Registry, now_rfc3339
+from kapi.storage import Preconditions
+
+__all__ = ["delete_content_item", "ensure_default_service_account", "process"]
+
+log = logging.getLogger(__name__)
+
+FINALIZER = "kubernetes"
+
+
+def process(uid: str, registry: Registry | None = None) -> float | None:
+    """One pass over the namespace ``uid``. Returns seconds until the next pass is
+    needed, or None when there is nothing more to do."""
+    registry = registry or Registry()
+    found = objects.get_by_uid(uid, registry)
+    if found is None:
+        return None
+    rt, ns = found
+    name = ns["metadata"]["name"]
+    if "deletionTimestamp" not in ns["metadata"]:
+        ensure_default_service_account(name, registry)
+        return None
+    if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
+        return None
+    types = objects.served_namespaced()
+    asked = _ask_deletes(name, types)
+    if asked:
+        wakeup.wake_workers(2 if asked > 50 else 1)
+    remaining, finalizers, failing = _census(name, types)
+    _set_conditions(registry, rt, ns, remaining, finalizers, failing)
+    if not remaining:
+        _finalize(registry, rt, ns)
+        return None
+    if finalizers and sum(remaining.values()) == _deleting_count(name):
+        events.record(
+            rt,
+            ns,
+            "Warning",
+            "NamespaceFinalizersRemaining",
+            "Some content in the namespace has finalizers remaining: "
+            + _finalizer_text(finalizers),
+            events.NAMESPACE_COMPONENT,
+            registry,
+        )
+    return 5.0 if asked else 2.0
+
+
+def ensure_default_service_account(
+    namespace: str, registry: Registry | None = None
+) -> None:
+    registry = registry or Registry()
+    rt = catalog().lookup("", "v1", "serviceaccounts")
+    try:
+        registry.get(rt, namespace, "default")
+        return
+    except StatusError:
+        pass
+    try:
+        registry.create(
+            rt,
+            namespace,
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": "default"},
+            },
+            CreateOptions(field_manager=FIELD_MANAGER),
+        )
+    except StatusError as exc:
+        if exc.code not in (403, 404, 409):  # terminating, gone, already there
+            raise
+
+
+def delete_content_item(item, registry: Registry | None = None) -> None:
+    """Delete one object of a terminating namespace (Background, as kube's deleter)."""
+    registry = registry or Registry()
+    rt = objects.type_for_stored(item.group, item.resource)
+    if rt is None:
+        return
+    options = DeleteOptions(
+        preconditions=Preconditions(uid=item.uid),
+        propagation_policy=item.policy or "Background",
+    )
+    try:
+        registry.delete(rt, item.namespace, item.name, options)
+    except StatusError as exc:
+        if exc.code in (404, 409):
+            return
+        try:
+            obj = registry.get(rt, item.namespace, item.name)
+            events.record(
+                rt,
+                obj,
+                "Warning",
+                "FailedDelete",
+                f"the namespace controller could not delete {rt.plural} {item.name}: {exc}",
+                events.NAMESPACE_COMPONENT,
+                registry,
+            )
+        except StatusError:
+            pass
+        raise
+
+
+def _type_filter(types: list[tuple[str, str]]) -> tuple[str, list]:
+    return (
+        '("group", resource) IN (SELECT * FROM unnest(%s::text[], %s::text[]))',
+        [[g for g, _ in types], [r for _, r in types]],
+    )
+
+
+def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
+    where, params = _type_filter(types)
+    sql = (
+        'INSERT INTO kapi_lifecycle_work (kind, uid, "group", resource, namespace, name, policy,'
+        " generation, attempts, due)"
+        " SELECT 'delete', uid, \"group\", resource, namespace, name, 'Background', 0, 0, now()"
+        f" FROM kapi_object WHERE namespace = %s AND {where}"
+        " AND NOT (data->'metadata' ? 'deletionTimestamp')"
+        # Objects already asked for are skipped by the index, not by conflicts.
+        " AND NOT EXISTS (SELECT 1 FROM kapi_lifecycle_work w"
+        " WHERE w.kind = 'delete' AND w.uid = kapi_object.uid)"
+        " ON CONFLICT (kind, uid) DO NOTHING"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, [namespace, *params])
+        return cur.rowcount
+
+
+def _census(namespace: str, types) -> tuple[Counter, Counter, int]:
+    """(objects left per type, objects per finalizer, delete items failing)."""
+    where, params = _type_filter(types)
+    remaining: Counter = Counter()
+    finalizers: Counter = Counter()
+    with connection.cursor() as cur:
+        cur.execute(
+            f'SELECT "group", resource, count(*) FROM kapi_object WHERE namespace = %s AND {where}'
+            ' GROUP BY "group", resource',
+            [namespace, *params],
+        )
+        for group, resource, n in cur.fetchall():
+            remaining[(group, resource)] = n
+        if remaining:
+            cur.execute(
+                "SELECT f, count(*) FROM kapi_object,"
+                " jsonb_array_elements_text(CASE WHEN jsonb_typeof(data->'metadata'->'finalizers')"
+                " = 'array' THEN data->'metadata'->'finalizers' ELSE '[]' END) AS f"
+                f" WHERE namespace = %s AND {where} GROUP BY f ORDER BY f",
+                [namespace, *params],
+            )
+            for f, n in cur.fetchall():
+                finalizers[f] = n
+        cur.execute(
+            "SELECT count(*) FROM kapi_lifecycle_work WHERE kind = 'delete' AND namespace = %s"
+            " AND attempts >= 3",
+            [namespace],
+        )
+        failing = cur.fetchone()[0]
+    return remaining, finalizers, failing
+
+
+def _deleting_count(namespace: str) -> int:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM kapi_object WHERE namespace = %s"
+            " AND data->'metadata' ? 'deletionTimestamp'",
+            [namespace],
+        )
+        return cur.fetchone()[0]
+
+
+def _finalizer_text(finalizers: Counter) -> str:
+    return ", ".join(
+        f"{f} in {n} resource instances" for f, n in sorted(finalizers.items())
+    )
+
+
+def _conditions(remaining: Counter, finalizers: Counter, failing: int) -> list[dict]:
+    def cond(type_: str, status: bool, reason: str, message: str) -> dict:
+        return {
+            "type": type_,
+            "status": "True" if status else "False",
+            "reason": reason,
+            "message": message,
+        }
+
+    out = [
+        cond(
+            "NamespaceDeletionDiscoveryFailure",
+            False,
+            "ResourcesDiscovered",
+            "All resources successfully discovered",
+        ),
+        cond(
+            "NamespaceDeletionGroupVersionParsingFailure",
+            False,
+            "ParsedGroupVersions",
+            "All legacy kube types successfully parsed",
+        ),
+    ]
+    if failing:
+        out.append(
+            cond(
+                "NamespaceDeletionContentFailure",
+                True,
+                "ContentDeletionFailed",
+                f"Failed to delete all resource types, {failing} remaining: some objects could not be deleted",
+            )
+        )
+    else:
+        out.append(
+            cond(
+                "NamespaceDeletionContentFailure",
+                False,
+                "ContentDeleted",
+                "All content successfully deleted, may be waiting on finalization",
+            )
+        )
+    if remaining:
+        text = ", ".join(
+            f"{r}.{g} has {n} resource instances"
+            for (g, r), n in sorted(remaining.items())
+        )
+        out.append(
+            cond(
+                "NamespaceContentRemaining",
+                True,
+                "SomeResourcesRemain",
+                f"Some resources are remaining: {text}",
+            )
+        )
+    else:
+        out.append(
+            cond(
+                "NamespaceContentRemaining",
+                False,
+                "ContentRemoved",
+                "All content successfully removed",
+            )
+        )
+    if finalizers:
+        out.append(
+            cond(
+                "NamespaceFinalizersRemaining",
+                True,
+                "SomeFinalizersRemain",
+                "Some content in the namespace has finalizers remaining: "
+                + _finalizer_text(finalizers),
+            )
+        )
+    else:
+        out.append(
+            cond(
+                "NamespaceFinalizersRemaining",
+                False,
+                "ContentHasNoFinalizers",
+                "All content-preserving finalizers finished",
+            )
+        )
+    return out
+
+
+def _set_conditions(registry, rt, ns, remaining, finalizers, failing) -> None:
+    wanted = _conditions(remaining, finalizers, failing)
+    now = now_rfc3339()
+
+    def apply(current: dict) -> dict:
+        status = current.setdefault("status", {})
+        old = {c.get("type"): c for c in status.get("conditions") or []}
+        merged = []
+        for c in wanted:
+            prev = old.get(c["type"])
+            if prev and all(
+                prev.get(k) == c[k] for k in ("status", "reason", "message")
+            ):
+                merged.append(prev)
+            else:
+                merged.append(
+                    {
+                        "type": c["type"],
+                        "status": c["status"],
+                        "lastTransitionTime": now,
+                        "reason": c["reason"],
+                        "message": c["message"],
+                    }
+                )
+        status["conditions"] = merged
+        return current
+
+    meta = ns["metadata"]
+    try:
+        registry.update_with(
+            rt,
+            "",
+            meta["name"],
+            apply,
+            UpdateOptions(subresource="status", field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=meta["uid"]),
+        )
+    except StatusError as exc:
+        if exc.code not in (404, 409):
+            raise
+
+
+def _finalize(registry, rt, ns) -> None:
+    meta = ns["metadata"]
+
+    def strip(current: dict) -> dict:
+        spec = current.setdefault("spec", {})
+        spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != FINALIZER]
+        return current
+
+    try:
+        registry.update_with(
+            rt,
+            "",
+            meta["name"],
+            strip,
+            UpdateOptions(subresource="finalize", field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=meta["uid"]),
+        )
+    except StatusError as exc:
+        if exc.code not in (404, 409):
+            raise

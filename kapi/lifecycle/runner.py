@@ -1,0 +1,102 @@
+"""Running claimed work items: one batch per task, the rest re-enqueued.
+
+A batch is claimed in one statement, handled item by item, and finished in one
+statement. A batch that runs past a third of the claim's lifetime hands its
+unstarted items back instead of risking their claims expiring under it. A
+failing item is postponed with backoff (its intent stays in the table).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
+
+from kapi.errors import StatusError
+from kapi.lifecycle import feed, gc, namespaces, wakeup, work
+from kapi.registry.store import Registry
+
+__all__ = ["BATCH", "run_batch", "sweep"]
+
+log = logging.getLogger(__name__)
+
+BATCH = 200
+
+
+def run_batch(limit: int = BATCH) -> int:
+    """Claim and handle one batch; returns how many items it claimed."""
+    items = work.claim(limit)
+    if not items:
+        return 0
+    registry = Registry()
+    started = time.monotonic()
+    finished: list[work.Item] = []
+    index = 0
+    try:
+        for index in range(len(items)):
+            item = items[index]
+            if time.monotonic() - started > work.CLAIM_SECONDS / 3:
+                break
+            try:
+                again = _handle(item, registry)
+            except (InterfaceError, OperationalError):
+                raise  # the connection is gone: the task's retry takes over
+            except Exception as exc:
+                if isinstance(exc, DatabaseError) and connection.needs_rollback:
+                    raise
+                log.warning(
+                    "lifecycle %s %s failed: %s",
+                    item.kind,
+                    item.uid,
+                    exc,
+                    exc_info=not isinstance(exc, StatusError),
+                )
+                work.postpone(item, min(60.0, 0.5 * 2 ** min(item.attempts, 7)))
+                continue
+            if again is None:
+                finished.append(item)
+            else:
+                work.postpone(item, again)
+        else:
+            index = len(items)
+    finally:
+        # Whatever happens, hand back what was not started (a SIGKILL is the only
+        # way to leave claims behind, and those expire).
+        try:
+            work.finish(finished)
+            work.release(items[index:])
+        except DatabaseError:
+            log.warning(
+                "could not release lifecycle claims; they will expire", exc_info=True
+            )
+    if len(items) == limit:
+        wakeup.wake_workers()
+    return len(items)
+
+
+def _handle(item: work.Item, registry: Registry) -> float | None:
+    """Seconds until the item should run again, or None when it is done."""
+    if item.kind == "attempt":
+        gc.attempt(item.uid, registry)
+        return None
+    if item.kind == "owner":
+        return 0.0 if gc.owner(item.uid, registry) else None
+    if item.kind == "namespace":
+        return namespaces.process(item.uid, registry)
+    if item.kind == "delete":
+        namespaces.delete_content_item(item, registry)
+        return None
+    log.error("unknown lifecycle work kind %r", item.kind)
+    return None
+
+
+def sweep(resync: bool = False) -> None:
+    """Beat's safety net: catch the feed up, re-ask for what objects say is
+    unfinished (``resync``), and wake workers if anything is due."""
+    if feed.run():
+        wakeup.wake_feed_now()
+    if resync:
+        feed.resync()
+    if work.any_due():
+        wakeup.wake_workers(2)

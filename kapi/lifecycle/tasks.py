@@ -1,0 +1,44 @@
+"""Celery tasks of the deletion lifecycle: thin, named, acknowledged late.
+
+Each calls one function; none takes or returns anything (the work is in the
+database). Retries only on PostgreSQL being briefly unreachable.
+"""
+
+from __future__ import annotations
+
+from django.db import InterfaceError, OperationalError
+
+from kapi.celery import app
+from kapi.lifecycle import feed, runner, wakeup
+
+__all__ = ["process_changes", "resync", "sweep", "work"]
+
+_TRANSIENT = (OperationalError, InterfaceError)
+_COMMON = dict(
+    acks_late=True,
+    autoretry_for=_TRANSIENT,
+    retry_backoff=True,
+    max_retries=5,
+    ignore_result=True,
+)
+
+
+@app.task(name="kapi.lifecycle.process_changes", **_COMMON)
+def process_changes() -> None:
+    if feed.run():
+        wakeup.wake_feed_now()
+
+
+@app.task(name="kapi.lifecycle.work", **_COMMON)
+def work() -> None:
+    runner.run_batch()
+
+
+@app.task(name="kapi.lifecycle.sweep", **_COMMON)
+def sweep() -> None:
+    runner.sweep()
+
+
+@app.task(name="kapi.lifecycle.resync", **_COMMON)
+def resync() -> None:
+    runner.sweep(resync=True)

@@ -1,0 +1,74 @@
+"""Waking the workers after a write that matters, once the write has committed.
+
+Registered as a registry write observer (``kapi.apps``). Deletions, objects being
+deleted, objects with ``ownerReferences`` and namespaces are what the lifecycle
+acts on; any other write does not touch the queue. A writer flips the cursor's
+``wanted`` flag (row 2 of the cursor table, so that writers never wait on the
+feed's transaction, which locks row 1) and enqueues the feed only when it flipped it, so a burst of
+writes sends one task, not one per write; the feed clears the flag before each
+read, so a write that lands after a read always gets a fresh run.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import nullcontext
+
+from django.db import DatabaseError, connection, transaction
+
+__all__ = ["on_write", "wake_feed", "wake_feed_now", "wake_workers"]
+
+log = logging.getLogger(__name__)
+
+
+def on_write(rt, obj: dict, deleted: bool) -> None:
+    meta = obj.get("metadata") or {}
+    if (
+        deleted
+        or "deletionTimestamp" in meta
+        or meta.get("ownerReferences")
+        or (rt.stored_group == "" and rt.stored_resource == "namespaces")
+    ):
+        wake_feed()
+
+
+def wake_feed() -> None:
+    try:
+        # A savepoint only inside a transaction: in autocommit the statement is atomic.
+        guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
+        with guard, connection.cursor() as cur:
+            cur.execute(
+                "UPDATE kapi_lifecycle_cursor SET wanted = true WHERE id = 2 AND NOT wanted"
+            )
+            flipped = cur.rowcount == 1
+    except DatabaseError:  # e.g. before the lifecycle migration: the sweep catches up
+        log.warning("could not flag the lifecycle feed", exc_info=True)
+        return
+    if flipped:
+        from kapi.lifecycle.tasks import process_changes
+
+        _on_commit(process_changes)
+
+
+def wake_workers(count: int = 1) -> None:
+    from kapi.lifecycle.tasks import work
+
+    for _ in range(count):
+        _on_commit(work)
+
+
+def _on_commit(task) -> None:
+    def send() -> None:
+        try:
+            task.delay()
+        except Exception:  # the broker is down: beat's sweep will run it
+            log.warning("could not enqueue %s", task.name, exc_info=True)
+
+    transaction.on_commit(send)
+
+
+def wake_feed_now() -> None:
+    """Enqueue the feed without looking at the flag (it asked to run again)."""
+    from kapi.lifecycle.tasks import process_changes
+
+    _on_commit(process_changes)
