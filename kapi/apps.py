@@ -8,6 +8,7 @@ class KapiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        import kapi.observability.tasks  # noqa: F401 - connects Celery signals
         from kapi.bootstrap import _on_post_migrate
 
         post_migrate.connect(_on_post_migrate, sender=self)

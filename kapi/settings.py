@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "kapi.observability.middleware.RequestObserver",
     "kapi.api.middleware.KubernetesAPIMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # The admin's CSS and JS: uvicorn serves no static files.
@@ -147,11 +148,21 @@ CELERY_BEAT_SCHEDULE["compact-change-log"] = {
     "schedule": float(os.environ.get("KAPI_COMPACTION_INTERVAL_SECONDS", "30")),
 }
 
+# One line per record, JSON unless stderr is a terminal (kapi.observability.logs);
+# requests, reconciles and tasks log at INFO (KAPI_REQUEST_LOG=0 silences them).
+_EVENTS_LEVEL = "INFO" if os.environ.get("KAPI_REQUEST_LOG", "1") != "0" else "WARNING"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"structured": {"()": "kapi.observability.logs.StructuredFormatter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "structured"}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING").upper()},
+    "loggers": {
+        name: {"level": _EVENTS_LEVEL}
+        for name in ("kapi.request", "kapi.task", "kapi.reconcile")
+    },
 }
 
 # Resource types served by installed apps (the sync app's sync.kapi.dev kinds).

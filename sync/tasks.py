@@ -19,19 +19,26 @@ _TRANSIENT = (OperationalError, InterfaceError)
              retry_backoff=True, max_retries=5)
 def reconcile_sync(namespace: str, name: str) -> None:
     from sync import queue
+    from sync.observe import observed
     from sync.reconcile import reconcile_sync as work
 
     queue.run(queue.SYNC, namespace, name,
-              lambda ns, n, reason, drift: work(ns, n, reason, drift))
+              lambda ns, n, reason, drift: observed(
+                  "Sync", ns, n, lambda: _read("sync", ns, n),
+                  lambda: work(ns, n, reason, drift)))
 
 
 @shared_task(name="kapi.sync.reconcile_repository", acks_late=True, autoretry_for=_TRANSIENT,
              retry_backoff=True, max_retries=5)
 def reconcile_repository(namespace: str, name: str) -> None:
     from sync import queue
+    from sync.observe import observed
     from sync.source import reconcile_repository as work
 
-    queue.run(queue.REPOSITORY, namespace, name, lambda ns, n, reason, drift: work(ns, n))
+    queue.run(queue.REPOSITORY, namespace, name,
+              lambda ns, n, reason, drift: observed(
+                  "GitRepository", ns, n, lambda: _read("repository", ns, n),
+                  lambda: work(ns, n)))
 
 
 @shared_task(name="kapi.sync.tick", acks_late=True, ignore_result=True)
@@ -41,3 +48,18 @@ def tick() -> None:
 
     changes.scan()
     queue.sweep()
+
+
+def _read(which: str, namespace: str, name: str) -> dict | None:
+    """The object after a pass (None once it is gone), for the metrics."""
+    from kapi import errors
+    from kapi.registry.store import Registry
+    from sync.api import repository_type, sync_type
+
+    rt = sync_type() if which == "sync" else repository_type()
+    try:
+        return Registry().get(rt, namespace, name)
+    except errors.StatusError as exc:
+        if exc.code == 404:
+            return None
+        raise

@@ -130,7 +130,7 @@ def finish(request, response) -> None:
     ]
     audit.write(
         audit.event(
-            audit_id=str(uuid.uuid4()),
+            audit_id=getattr(raw, "kapi_request_id", None) or str(uuid.uuid4()),
             received=getattr(raw, "kapi_received", None) or datetime.now(UTC),
             request_uri=raw.get_full_path(),
             verb=verb,

@@ -2,13 +2,14 @@
 
 from django.urls import path, re_path
 
-from kapi.api import views
+from kapi.api import metrics, views
 
 __all__ = ["urlpatterns"]
 
 urlpatterns = [
     path("version", views.VersionView.as_view()),
     path("version/", views.VersionView.as_view()),
+    path("metrics", metrics.MetricsView.as_view()),
     path("healthz", views.HealthView.as_view()),
     path("livez", views.HealthView.as_view()),
     path("readyz", views.HealthView.as_view(check_database=True)),

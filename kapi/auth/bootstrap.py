@@ -240,6 +240,19 @@ BOOTSTRAP_CLUSTER_ROLES: list[dict] = [
         "system:public-info-viewer",
         [{"nonResourceURLs": _PUBLIC_URLS, "verbs": ["get"]}],
     ),
+    # kube's system:monitoring: the metrics and health endpoints.
+    _cluster_role(
+        "system:monitoring",
+        [
+            {
+                "nonResourceURLs": [
+                    "/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics",
+                    "/readyz", "/readyz/*",
+                ],
+                "verbs": ["get"],
+            }
+        ],
+    ),
     _cluster_role(
         "system:auth-delegator",
         [
@@ -283,6 +296,7 @@ BOOTSTRAP_CLUSTER_ROLE_BINDINGS: list[dict] = [
     _binding("cluster-admin", "cluster-admin", "system:masters"),
     _binding("system:basic-user", "system:basic-user", "system:authenticated"),
     _binding("system:discovery", "system:discovery", "system:authenticated"),
+    _binding("system:monitoring", "system:monitoring", "system:monitoring"),
     _binding(
         "system:public-info-viewer",
         "system:public-info-viewer",

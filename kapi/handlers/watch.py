@@ -51,6 +51,7 @@ from kapi.handlers.listing import (
 )
 from kapi.handlers.options import invalid_options, parse_bool, parse_int
 from kapi.handlers.scope import RequestScope
+from kapi.observability import metrics
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
 from kapi.storage.changes import ChangeEvent, fetch_changes
@@ -327,6 +328,12 @@ async def stream(
     next_bookmark = clock() + interval
     final_sent = False  # kube also sends one 2 s before the deadline
     cache.stats["watchers"] += 1
+    group, resource = plan.rt.stored_group, plan.rt.stored_resource
+    longrunning = metrics.LONGRUNNING_REQUESTS.labels(
+        "WATCH", group, plan.rt.version, resource, "namespace" if plan.namespace is not None else "cluster"
+    )
+    dispatched = metrics.WATCH_CACHE_EVENTS_DISPATCHED.labels(group, resource)
+    longrunning.inc()
     try:
         while not cache.stopping and clock() < plan.deadline:
             if position is None:
@@ -349,6 +356,7 @@ async def stream(
             events = channel.since(position)
             if events is None:
                 cache.stats["overflows"] += 1
+                metrics.TERMINATED_WATCHERS.labels(group, resource).inc()
                 return  # too slow: the client re-watches from its last version
             position += len(events)
             for event in events:
@@ -357,6 +365,7 @@ async def stream(
                 after = event.revision
                 out = convert(event)
                 if out is not None:
+                    dispatched.inc()
                     yield out
             now = clock()
             caught_up = position == channel.end
@@ -373,3 +382,4 @@ async def stream(
                 await channel.wait(max(0.0, wake - now))
     finally:
         cache.stats["watchers"] -= 1
+        longrunning.dec()

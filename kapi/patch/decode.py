@@ -74,6 +74,11 @@ def _construct_mapping(loader: _DuplicateLoader, node: yaml.MappingNode) -> dict
     out: dict = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, list | dict | set):
+            # kube's YAML-to-JSON conversion refuses complex keys (``? [a]``).
+            raise yaml.constructor.ConstructorError(
+                None, None, "found unhashable key", key_node.start_mark
+            )
         if key in out:
             loader.kapi_duplicates.append((id(out), str(key)))
         out[key] = loader.construct_object(value_node, deep=True)
@@ -93,7 +98,11 @@ def decode_yaml(raw: bytes) -> tuple[Any, list[str]]:
             return decode_json(raw)
         except BadPatch:
             pass
-    loader = _DuplicateLoader(raw)
+    try:
+        # The reader checks the encoding already when it is made.
+        loader = _DuplicateLoader(raw)
+    except yaml.YAMLError as exc:
+        raise BadPatch(f"error converting YAML to JSON: {exc}") from None
     loader.kapi_duplicates = []
     try:
         doc = loader.get_single_data()

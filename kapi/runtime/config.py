@@ -13,8 +13,8 @@ Everything here is derived from the environment so that every process that
 
 from __future__ import annotations
 
-import hashlib
 import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -112,14 +112,17 @@ def database_settings(url: str) -> dict:
     port = query.pop("port", None) or (str(parts.port) if parts.port else "")
     options: dict = dict(query)
     if os.environ.get("KAPI_DB_POOL", "1") != "0":
+        _retry_steadily()
         # One pool per process, shared by the threads Django runs sync views in.
         options["pool"] = {
             "min_size": int(os.environ.get("KAPI_DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("KAPI_DB_POOL_MAX", "32")),
-            "timeout": 30,
+            # A request waits this long for a connection; while the database is
+            # down it then answers 503 + Retry-After instead of hanging.
+            "timeout": float(os.environ.get("KAPI_DB_POOL_TIMEOUT", "3")),
         }
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "kapi.storage.backend",
         "NAME": unquote(parts.path.lstrip("/")) or "postgres",
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
@@ -131,3 +134,12 @@ def database_settings(url: str) -> dict:
         "CONN_HEALTH_CHECKS": "pool" not in options,
         "OPTIONS": options,
     }
+
+
+def _retry_steadily() -> None:
+    """While the database is down the pool retries about once a second, not
+    with a doubling delay: kapi must be back as soon as PostgreSQL is (a pool
+    that had waited minutes would otherwise wait a minute more)."""
+    from psycopg_pool.base import AttemptWithBackoff
+
+    AttemptWithBackoff.DELAY_BACKOFF = 1.0

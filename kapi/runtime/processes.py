@@ -53,6 +53,8 @@ def child_env(
         CELERY_BROKER_URL=broker_url,
         DJANGO_SETTINGS_MODULE=base.get("DJANGO_SETTINGS_MODULE", "kapi.settings"),
         PYTHONUNBUFFERED="1",
+        # Every process writes its metrics here; /metrics adds them up.
+        PROMETHEUS_MULTIPROC_DIR=str(data_dir / "metrics"),
     )
     # The children import kapi whatever their working directory.
     path = [str(PROJECT_ROOT)] + [

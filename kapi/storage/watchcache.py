@@ -33,6 +33,7 @@ import signal
 import threading
 from collections.abc import Callable
 
+from kapi.observability import metrics
 from kapi.storage.changes import ChangeEvent, change_from_row, changes_sql, conninfo
 from kapi.storage.notify import CHANNEL
 
@@ -234,6 +235,7 @@ class WatchCache:
                 self.stats["events"] += len(rows)
                 self.revision = int(rows[-1][0]) if len(rows) == self.batch else horizon
                 for key, events in by_channel.items():
+                    metrics.WATCH_CACHE_EVENTS_RECEIVED.labels(*key).inc(len(events))
                     channel = self.channels.get(key)
                     if channel is not None:
                         channel.publish(events)

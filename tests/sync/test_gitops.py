@@ -279,3 +279,35 @@ def test_requested_at_and_manage_command(kapi_server, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "requested reconcile" in done.stdout and "✔ revision main@sha1:" in done.stdout
+
+
+def test_reconcile_metrics_and_log(kapi_server, tmp_path):
+    """A reconciled Sync and its GitRepository have Flux's gotk_* series on
+    /metrics, and each pass logs one kapi.reconcile line."""
+    import json
+    import time
+
+    ns = _namespace(kapi_server)
+    work = _setup(kapi_server, tmp_path, ns)
+    work.write("deploy/cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap",
+                                  "metadata": {"name": "m"}, "data": {"x": "y"}})
+    work.push("metrics")
+    _ready(kapi_server, ns, "app", work)
+    wanted = [
+        f'gotk_reconcile_condition{{kind="Sync",name="app",namespace="{ns}",status="True",type="Ready"}} 1.0',
+        f'gotk_suspend_status{{kind="Sync",name="app",namespace="{ns}"}} 0.0',
+        f'gotk_reconcile_duration_seconds_count{{kind="Sync",name="app",namespace="{ns}"}}',
+        f'gotk_reconcile_duration_seconds_count{{kind="GitRepository",name="app",namespace="{ns}"}}',
+    ]
+    deadline = time.monotonic() + 10
+    while True:
+        text = kapi_server.kubectl("get", "--raw", "/metrics").stdout
+        missing = [w for w in wanted if w not in text]
+        if not missing or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert not missing, missing
+    lines = [json.loads(line) for line in kapi_server.output().splitlines()
+             if line.startswith("{") and '"kapi.reconcile"' in line and ns in line]
+    assert any(line["kind"] == "Sync" and line["ready"] == "True" and line["revision"]
+               for line in lines), lines

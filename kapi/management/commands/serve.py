@@ -10,6 +10,24 @@ Ctrl-C or SIGTERM stops everything in reverse order: children, Redis,
 PostgreSQL. If a child exits on its own, the rest is stopped and ``serve``
 exits 1.
 
+Metrics: every child (each uvicorn worker, each Celery pool process) writes
+its samples to ``DATA_DIR/metrics`` (``PROMETHEUS_MULTIPROC_DIR``, emptied at
+start), and ``GET /metrics`` on the API port, answered by any API process, adds
+them all up. Scrape it like kube-apiserver's, with a bearer token of a user in
+the ``system:monitoring`` group (or any user RBAC allows ``get`` on the
+non-resource URL ``/metrics``)::
+
+    scrape_configs:
+      - job_name: kapi
+        scheme: https
+        tls_config: {ca_file: DATA_DIR/tls/ca.crt}
+        authorization: {credentials_file: /path/to/token}
+        static_configs: [{targets: ["HOST:PORT"]}]
+
+Logs: one JSON line per request (``kapi.request``), per task (``kapi.task``)
+and per reconcile (``kapi.reconcile``) on stderr; ``X-Request-Id`` in every
+response names the request, and the tasks it enqueued log the same id.
+
 ``--data-dir`` is applied by ``manage.py`` before Django reads its settings
 (they read ``KAPI_DATA_DIR`` at import); here it is only checked.
 """
@@ -28,6 +46,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from kapi.observability.exposition import reset_directory
 from kapi.runtime import certs, config, embedded, endpoint, processes, tokens
 from kapi.runtime.readiness import probe_ready
 from kapi.runtime.supervisor import Supervisor
@@ -171,6 +190,7 @@ class Command(BaseCommand):
                 tokens.ensure_token_file()
                 endpoint.write_endpoint(data_dir, bind)
 
+                reset_directory(data_dir / "metrics")
                 supervisor = Supervisor()
                 stack.callback(self._stop_children, supervisor)
                 supervisor.start(

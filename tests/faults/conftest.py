@@ -1,0 +1,146 @@
+"""Fault tests: each gets its own ``serve`` (they kill parts of it), a second
+API process on the same database for watchers, and helpers to find, kill and
+measure. Figures (writes lost, time to recover, events missed) are printed
+with a ``FIGURE`` prefix and appended to ``$KAPI_FIGURES`` when set."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+import requests
+from kapi_testserver import (
+    ROOT,
+    KapiServer,
+    ServerFailed,
+    free_port,
+    new_data_dir,
+    remove_data_dir,
+    server_processes,
+    start_server,
+    stop_server,
+)
+
+FAULT_ENV = {"KAPI_WATCH_BOOKMARK_SECONDS": "1", "KAPI_REQUEST_LOG": "0"}
+
+
+def database_url(server: KapiServer) -> str:
+    from kapi.runtime.config import _embedded_postgres_url
+
+    return _embedded_postgres_url(server.data_dir / "postgres")
+
+
+def figure(test: str, **values) -> None:
+    line = json.dumps({"test": test, **values})
+    print("FIGURE", line)
+    path = os.environ.get("KAPI_FIGURES")
+    if path:
+        with open(path, "a") as out:
+            out.write(line + "\n")
+
+
+@pytest.fixture
+def fault_server() -> Iterator[KapiServer]:
+    data_dir = new_data_dir()
+    try:
+        server = start_server(data_dir, env={**os.environ, **FAULT_ENV})
+    except ServerFailed as error:
+        remove_data_dir(data_dir)
+        pytest.fail(str(error), pytrace=False)
+    try:
+        yield server
+    finally:
+        try:
+            if server.process.poll() is None:
+                stop_server(server)
+        finally:
+            for proc in server_processes(server):
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
+            remove_data_dir(data_dir)
+
+
+class Client:
+    """A minimal JSON client with a bearer token (no retries)."""
+
+    def __init__(self, url: str, token: str, ca: Path | None) -> None:
+        self.url = url
+        self.session = requests.Session()
+        self.session.trust_env = False
+        self.session.headers["Authorization"] = f"Bearer {token}"
+        self.session.verify = str(ca) if ca else False
+
+    def request(self, method: str, path: str, **kw) -> requests.Response:
+        kw.setdefault("timeout", 10)
+        return self.session.request(method, self.url + path, **kw)
+
+
+def client(server: KapiServer) -> Client:
+    return Client(server.url, server.token, server.ca_path)
+
+
+@pytest.fixture
+def other_process(fault_server: KapiServer) -> Iterator[Client]:
+    """Another API server process (plain HTTP) on the same database: where the
+    watchers live, so that they outlast the faults injected into serve's."""
+    port = free_port()
+    env = {
+        **os.environ,
+        **FAULT_ENV,
+        "KAPI_DATA_DIR": str(fault_server.data_dir),
+        "DATABASE_URL": database_url(fault_server),
+        "KAPI_DB_POOL_TIMEOUT": "3",
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "kapi.asgi:application", "--host", "127.0.0.1",
+         "--port", str(port), "--loop", "uvloop", "--no-access-log", "--log-level", "warning"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    other = Client(f"http://127.0.0.1:{port}", fault_server.token, None)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if other.request("GET", "/readyz", timeout=2).status_code == 200:
+                break
+        except requests.ConnectionError:
+            pass
+        assert time.monotonic() < deadline and proc.poll() is None, "no second process"
+        time.sleep(0.3)
+    try:
+        yield other
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def api_workers(server: KapiServer) -> list[psutil.Process]:
+    """The uvicorn worker processes of ``serve`` (children of its uvicorn)."""
+    root = psutil.Process(server.process.pid)
+    for child in root.children():
+        if "uvicorn" in " ".join(child.cmdline()):
+            return [
+                p for p in child.children() if "spawn_main" in " ".join(p.cmdline())
+            ]
+    raise AssertionError("no uvicorn under serve")
+
+
+def celery_pool(server: KapiServer) -> list[psutil.Process]:
+    root = psutil.Process(server.process.pid)
+    for child in root.children():
+        line = " ".join(child.cmdline())
+        if "celery" in line and " worker" in line:
+            return child.children()
+    raise AssertionError("no celery worker under serve")

@@ -1,0 +1,91 @@
+"""Graceful shutdown: SIGTERM to serve while clients write and watch.
+
+Every request that got an answer got a real one (2xx, or 503 if it raced the
+shutdown, never a 500), writes that were acknowledged are stored, the watch
+ends cleanly (a complete chunked stream, not a reset) and serve exits 0 in time
+leaving no process behind (``stop_server`` checks that)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+
+import psycopg
+import requests
+from kapi_testserver import KapiServer, stop_server
+
+from kapi.runtime import embedded
+from tests.faults.conftest import client, database_url, figure
+
+
+def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
+    api = client(fault_server)
+    ns = f"term-{uuid.uuid4().hex[:6]}"
+    assert api.request("POST", "/api/v1/namespaces", json={"metadata": {"name": ns}}).ok
+    url = database_url(fault_server)
+    watch_outcome: list = []
+
+    def watch() -> None:
+        events = 0
+        try:
+            with api.request("GET", f"/api/v1/namespaces/{ns}/configmaps",
+                             params={"watch": "1", "timeoutSeconds": "120"},
+                             stream=True, timeout=130) as response:
+                for line in response.iter_lines():
+                    if line:
+                        json.loads(line)
+                        events += 1
+            watch_outcome.append(("clean", events))
+        except requests.RequestException as error:
+            watch_outcome.append((type(error).__name__, events))
+
+    stop = threading.Event()
+    acked: list = []
+    answers: list = []
+
+    def writer(i: int) -> None:
+        w = client(fault_server)
+        n = 0
+        while not stop.is_set():
+            try:
+                r = w.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
+                              json={"metadata": {"name": f"t{i}-{n}"}})
+            except requests.RequestException:
+                return  # the server has stopped listening
+            answers.append(r.status_code)
+            if r.status_code == 201:
+                acked.append((f"t{i}-{n}", int(r.json()["metadata"]["resourceVersion"])))
+            n += 1
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    writers = [threading.Thread(target=writer, args=(i,), daemon=True) for i in range(4)]
+    for t in writers:
+        t.start()
+    time.sleep(1.5)
+    started = time.monotonic()
+    # Keep PostgreSQL running after serve stops, to check what was stored.
+    stop_server(fault_server)
+    took = time.monotonic() - started
+    stop.set()
+    for t in writers:
+        t.join(10)
+    watcher.join(10)
+    assert watch_outcome and watch_outcome[0][0] == "clean", watch_outcome
+    assert set(answers) <= {201, 503}, set(answers)
+    assert acked
+    embedded.start_postgres(fault_server.data_dir / "postgres")
+    try:
+        with psycopg.connect(url, autocommit=True) as db:
+            stored = dict(db.execute(
+                "SELECT name, resource_version FROM kapi_object"
+                " WHERE resource = 'configmaps' AND namespace = %s", [ns]).fetchall())
+    finally:
+        embedded.stop_postgres(fault_server.data_dir / "postgres")
+    lost = [name for name, rv in acked if stored.get(name) != rv]
+    assert not lost
+    figure("sigterm", writes_acked=len(acked), acknowledged_writes_lost=len(lost),
+           stop_seconds=round(took, 2), watch_end=watch_outcome[0][0],
+           watch_events=watch_outcome[0][1])
