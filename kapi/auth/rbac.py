@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from kapi.auth.attributes import Attributes
 from kapi.auth.rules import rule_allows
 from kapi.auth.user import SERVICE_ACCOUNT_PREFIX, UserInfo
+from kapi.selectors import label_selector_matches
 
 __all__ = [
     "FRESHNESS_SECONDS",
@@ -70,25 +71,6 @@ class PolicyIndex:
         return out
 
 
-def _selector_matches(selector: dict, labels: dict) -> bool:
-    for k, v in (selector.get("matchLabels") or {}).items():
-        if labels.get(k) != v:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = (
-            expr.get("key"),
-            expr.get("operator"),
-            expr.get("values") or [],
-        )
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
 
 
 def aggregated_rules(cluster_roles: dict[str, dict]) -> dict[str, list[dict]]:
@@ -112,7 +94,7 @@ def aggregated_rules(cluster_roles: dict[str, dict]) -> dict[str, list[dict]]:
                 if other_name == name or other_name in visiting:
                     continue
                 labels = (other.get("metadata") or {}).get("labels") or {}
-                if _selector_matches(selector, labels):
+                if label_selector_matches(selector, labels):
                     for r in resolve(other_name, visiting | {name}):
                         if r not in rules:
                             rules.append(r)

@@ -12,6 +12,7 @@ from kapi.selectors.labels import (
     LabelSelector,
     Requirement,
     label_selector_from_dict,
+    label_selector_matches,
     new_requirement,
     parse_label_selector,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "Requirement",
     "SelectorError",
     "label_selector_from_dict",
+    "label_selector_matches",
     "new_requirement",
     "parse_field_selector",
     "parse_label_selector",

@@ -38,13 +38,14 @@ __all__ = [
     "GREATER_THAN",
     "IN",
     "LESS_THAN",
-    "LabelSelector",
     "NOTHING",
     "NOT_EQUALS",
     "NOT_IN",
+    "LabelSelector",
     "Requirement",
     "everything",
     "label_selector_from_dict",
+    "label_selector_matches",
     "new_requirement",
     "parse_label_selector",
 ]
@@ -574,3 +575,12 @@ def label_selector_from_dict(selector: Mapping[str, Any] | None) -> LabelSelecto
             )
         )
     return LabelSelector().add(*requirements)
+
+
+def label_selector_matches(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
+    """Whether a ``metav1.LabelSelector`` selects ``labels``; an invalid selector
+    selects nothing (as kube's controllers treat one)."""
+    try:
+        return label_selector_from_dict(selector).matches(labels)
+    except SelectorError:
+        return False

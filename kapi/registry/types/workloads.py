@@ -18,6 +18,7 @@ from kapi.errors import Cause
 from kapi.registry.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
 from kapi.registry.types.networking import dedupe_ports
+from kapi.selectors import label_selector_matches
 
 __all__ = [
     "CronJobStrategy",
@@ -37,24 +38,7 @@ _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 def selector_matches(selector: dict, labels: dict) -> bool:
     """Whether a LabelSelector selects ``labels``."""
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for expr in selector.get("matchExpressions") or ():
-        key, op, values = (
-            expr.get("key"),
-            expr.get("operator"),
-            expr.get("values") or [],
-        )
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
+    return label_selector_matches(selector, labels)
 
 
 def _port_range(value: Any, path: str) -> list[Cause]:
