@@ -21,12 +21,12 @@ class OwnerNode:
     managers: list[str] = field(default_factory=list)
     #: Managers that own the whole subtree (a leaf in their fieldsV1).
     whole: list[str] = field(default_factory=list)
-    children: dict[str, "OwnerNode"] = field(default_factory=dict)
+    children: dict[str, OwnerNode] = field(default_factory=dict)
 
-    def child(self, key: str) -> "OwnerNode | None":
+    def child(self, key: str) -> OwnerNode | None:
         return self.children.get(key)
 
-    def item(self, value: Any, index: int) -> "OwnerNode | None":
+    def item(self, value: Any, index: int) -> OwnerNode | None:
         """The child for a list item: by its key fields, its value, or its index."""
         if isinstance(value, dict):
             for key, node in self.children.items():

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from kapi import errors
 from kapi.errors import Cause
-from kapi.handlers.scope import RequestScope
 from kapi.fieldmanager import manager_or_user_agent
-from kapi.registry.options import CreateOptions, DeleteOptions, PatchOptions, UpdateOptions
+from kapi.handlers.scope import RequestScope
+from kapi.registry.options import (
+    CreateOptions,
+    DeleteOptions,
+    PatchOptions,
+    UpdateOptions,
+)
 from kapi.storage.interface import Preconditions
 
 __all__ = [

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from kapi import errors
 from kapi.handlers.continue_token import encode_continue
-from kapi.handlers.listing import decode_list_request, parse_resource_version, wait_for_revision
+from kapi.handlers.listing import (
+    decode_list_request,
+    parse_resource_version,
+    wait_for_revision,
+)
 from kapi.handlers.scope import RequestScope, Result
 from kapi.registry.store import Registry
 

@@ -171,7 +171,7 @@ def test_syncs_page_suspends_resumes_and_reconciles_a_sync(kapi_server, page, tm
         page.click("input[type=submit]")
     page.wait_for_selector("#section-Sync")
     shot(page, "07-syncs")
-    page.click(f"#section-Sync a:text-is('site')")
+    page.click("#section-Sync a:text-is('site')")
     page.wait_for_selector("#sync-panel")
     page.click("#suspend")
     page.wait_for_selector("#resume")

@@ -10,11 +10,11 @@ import yaml
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission
 
-from tests.admin.helpers import configmap, rt
 from kapi.admin.bootstrap import ensure_admin_user, password_file
 from kapi.registry.options import UpdateOptions
 from kapi.storage import Key
 from kapi.storage.postgres import PostgresStorage
+from tests.admin.helpers import configmap, rt
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ and "Suspend/Resume" flips ``spec.suspend``, both through the registry.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
@@ -147,7 +147,7 @@ def _act(request, group, version, plural, namespace, name, mutate, done: str):
 def reconcile(request, group, version, plural, namespace, name):
     def mutate(obj: dict) -> dict:
         annotations = obj["metadata"].setdefault("annotations", {})
-        annotations[REQUESTED_AT] = datetime.now(timezone.utc).isoformat()
+        annotations[REQUESTED_AT] = datetime.now(UTC).isoformat()
         return obj
 
     return _act(request, group, version, plural, namespace, name, mutate,
