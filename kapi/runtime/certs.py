@@ -103,6 +103,26 @@ def ensure_tls(
     return files
 
 
+def _key_usage(**allowed: bool) -> x509.KeyUsage:
+    """A KeyUsage with the named usages on and every other one off."""
+    usages = dict.fromkeys(
+        (
+            "digital_signature",
+            "content_commitment",
+            "key_encipherment",
+            "data_encipherment",
+            "key_agreement",
+            "key_cert_sign",
+            "crl_sign",
+            "encipher_only",
+            "decipher_only",
+        ),
+        False,
+    )
+    usages.update(allowed)
+    return x509.KeyUsage(**usages)
+
+
 def _ensure_ca(
     files: TLSFiles, now: datetime.datetime
 ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
@@ -124,17 +144,7 @@ def _ensure_ca(
         .not_valid_after(now + CA_VALIDITY)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                key_cert_sign=True,
-                crl_sign=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
+            _key_usage(digital_signature=True, key_cert_sign=True, crl_sign=True),
             critical=True,
         )
         .add_extension(
@@ -192,17 +202,7 @@ def _issue_serving_cert(
         .not_valid_after(now + SERVING_VALIDITY)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                key_encipherment=True,
-                key_cert_sign=False,
-                crl_sign=False,
-                content_commitment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
+            _key_usage(digital_signature=True, key_encipherment=True),
             critical=True,
         )
         .add_extension(
