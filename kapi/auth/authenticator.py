@@ -7,7 +7,7 @@ unauthenticated (401).
 
 from __future__ import annotations
 
-from kapi.auth import djangousers, serviceaccounts
+from kapi.auth import djangousers, serviceaccounts, signing
 from kapi.auth.user import UserInfo
 
 __all__ = ["authenticate_token"]
@@ -26,11 +26,13 @@ def authenticate_token(
         return UserInfo(
             static.name, static.uid, tuple(static.groups)
         ).with_authenticated()
-    if serviceaccounts.is_service_account_token(token):
+    # One unverified peek at the issuer picks the verifier (no decode per kind).
+    issuer = signing.unverified_issuer(token)
+    if issuer == serviceaccounts.ISSUER:
         from kapi.registry.store import Registry
 
         found = serviceaccounts.authenticate(Registry(), token, audiences)
         return found[0] if found else None
-    if djangousers.is_user_token(token):
+    if issuer == djangousers.ISSUER:
         return djangousers.authenticate(token)
     return None

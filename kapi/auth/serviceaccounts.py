@@ -17,8 +17,6 @@ import time
 import uuid
 from typing import Any
 
-import jwt
-
 from kapi import errors
 from kapi.auth import signing
 from kapi.auth.user import UserInfo, service_account_user
@@ -32,7 +30,7 @@ __all__ = [
     "ISSUER",
     "authenticate",
     "create_token",
-    "is_service_account_token",
+   
 ]
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -147,17 +145,6 @@ def create_token(registry: Registry, namespace: str, name: str, body: Any) -> di
         },
         "status": {"token": token, "expirationTimestamp": expires},
     }
-
-
-def is_service_account_token(token: str) -> bool:
-    if token.count(".") != 2:
-        return False
-    try:
-        return (
-            jwt.decode(token, options={"verify_signature": False}).get("iss") == ISSUER
-        )
-    except jwt.PyJWTError:
-        return False
 
 
 def authenticate(
