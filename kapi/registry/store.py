@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import secrets
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -392,13 +394,10 @@ class Registry(PatchMixin):
             return self._in(rt, new)
 
         try:
-            stored = self.storage.guaranteed_update(key, storage_update, preconditions)
+            with _as_status(rt, name):
+                stored = self.storage.guaranteed_update(key, storage_update, preconditions)
         except (_Unchanged, _DryRun):
             return result["object"]
-        except KeyNotFound:
-            raise errors.not_found(rt.group, rt.plural, name) from None
-        except ResourceVersionConflict as exc:
-            raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
         out = self._written(rt, self._out(rt, stored))
         if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
             return self._finish_deletion(rt, key, out)
@@ -428,12 +427,8 @@ class Registry(PatchMixin):
             return out, not options.dry_run and not rt.strategy.pending_finalizers(out)
         if options.dry_run:
             return current, True
-        try:
+        with _as_status(rt, name):
             deleted = self.storage.guaranteed_delete(key, options.preconditions)
-        except KeyNotFound:
-            raise errors.not_found(rt.group, rt.plural, name) from None
-        except ResourceVersionConflict as exc:
-            raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
         return self._written(rt, self._out(rt, deleted), deleted=True), True
 
     def _start_graceful_deletion(
@@ -471,12 +466,8 @@ class Registry(PatchMixin):
         def try_update(current_stored: Object) -> Object:
             return self._in(rt, mark(self._out(rt, current_stored)))
 
-        try:
+        with _as_status(rt, name):
             stored = self.storage.guaranteed_update(key, try_update, options.preconditions)
-        except KeyNotFound:
-            raise errors.not_found(rt.group, rt.plural, name) from None
-        except ResourceVersionConflict as exc:
-            raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
         out = self._written(rt, self._out(rt, stored))
         if not rt.strategy.pending_finalizers(out):
             return self._finish_deletion(rt, key, out)
@@ -507,6 +498,17 @@ class Registry(PatchMixin):
         listed["items"] = deleted
         listed["metadata"].pop("_last_key", None)
         return listed
+
+
+@contextmanager
+def _as_status(rt: ResourceType, name: str) -> Iterator[None]:
+    """Storage's key errors as the API's: 404 NotFound, 409 Conflict."""
+    try:
+        yield
+    except KeyNotFound:
+        raise errors.not_found(rt.group, rt.plural, name) from None
+    except ResourceVersionConflict as exc:
+        raise errors.conflict(rt.group, rt.plural, name, exc.message or _MODIFIED) from None
 
 
 def _finalizers_for_policy(obj: Object, policy: str | None) -> list[str]:
