@@ -163,6 +163,8 @@ _SYNC_SCHEMA = {
                 "lastAppliedRevision": {"type": "string"},
                 "lastAttemptedRevision": {"type": "string"},
                 "lastAppliedDigest": {"type": "string"},
+                # spec.wait: when the health checks of the current attempt give up.
+                "healthCheckDeadline": {"type": "string"},
                 "applied": {"type": "integer"},
                 "unchanged": {"type": "integer"},
                 "pruned": {"type": "integer"},
