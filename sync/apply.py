@@ -41,6 +41,7 @@ __all__ = [
     "Entry",
     "Outcome",
     "Problem",
+    "TimeoutExceeded",
     "apply",
     "inventory_entries",
     "parse_id",
@@ -53,6 +54,19 @@ FIELD_MANAGER = "kapi-sync"
 CRD_GROUP = "apiextensions.k8s.io"
 ESTABLISH_TIMEOUT = 30.0
 Object = dict[str, Any]
+
+
+class TimeoutExceeded(Exception):
+    """``spec.timeout`` ran out between two objects; ``done`` of ``total`` were handled."""
+
+    def __init__(self, stage: str, done: int, total: int) -> None:
+        super().__init__(f"{stage}: {done} of {total} objects done")
+        self.stage, self.done, self.total = stage, done, total
+
+
+def _check_deadline(deadline: float | None, stage: str, done: int, total: int) -> None:
+    if deadline is not None and time.time() >= deadline:
+        raise TimeoutExceeded(stage, done, total)
 
 
 @dataclass
@@ -244,14 +258,17 @@ def authorize(entries: list[Entry], user, registry: Registry | None = None) -> l
 
 
 def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
-             registry: Registry | None = None) -> list[Problem]:
-    """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing)."""
+             registry: Registry | None = None, deadline: float | None = None) -> list[Problem]:
+    """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing).
+
+    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``."""
     registry = registry or Registry()
     problems: list[Problem] = []
     ns_type = catalog().lookup("", "v1", "namespaces")
     new_namespaces = {e.name for e in entries if e.rank == 1}
     existing: dict[str, bool] = {}
-    for entry in entries:
+    for index, entry in enumerate(entries):
+        _check_deadline(deadline, "validating", index, len(entries))
         rt = entry.rt
         assert rt is not None
         live = None
@@ -287,9 +304,12 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
     return problems
 
 
-def _wait_served(entries: list[Entry], timeout: float) -> None:
-    """Re-resolve types of pending entries once their CRDs are served."""
+def _wait_served(entries: list[Entry], timeout: float, until: float | None = None) -> None:
+    """Re-resolve types of pending entries once their CRDs are served (at most
+    ``timeout`` seconds, and not past the epoch time ``until``)."""
     deadline = time.monotonic() + timeout
+    if until is not None:
+        deadline = min(deadline, time.monotonic() + max(0.0, until - time.time()))
     for entry in entries:
         if not entry.pending_type:
             continue
@@ -309,13 +329,15 @@ def _immutable(exc: errors.StatusError) -> bool:
 
 
 def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Registry | None = None,
-          progress: Callable[[str], None] | None = None) -> Outcome:
-    """Server-side apply in dependency order; raises the first ``StatusError``."""
+          progress: Callable[[str], None] | None = None, deadline: float | None = None) -> Outcome:
+    """Server-side apply in dependency order; raises the first ``StatusError``, or
+    ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``."""
     registry = registry or Registry()
     outcome = Outcome()
     for index, entry in enumerate(entries):
+        _check_deadline(deadline, "applying", index, len(entries))
         if entry.rank == 2 and index and entries[index - 1].rank < 2:
-            _wait_served(entries, ESTABLISH_TIMEOUT)
+            _wait_served(entries, ESTABLISH_TIMEOUT, deadline)
         rt = entry.rt
         assert rt is not None
         key = registry.key(rt, entry.namespace, entry.name)
@@ -339,7 +361,7 @@ def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Regis
             catalog(fresh=True)
         if progress and (index + 1) % 100 == 0:
             progress(f"applied {index + 1}/{len(entries)}")
-    _wait_served(entries, ESTABLISH_TIMEOUT)
+    _wait_served(entries, ESTABLISH_TIMEOUT, deadline)
     return outcome
 
 

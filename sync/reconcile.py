@@ -277,6 +277,12 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     # spec.timeout; a drift correction during a health check keeps its deadline.
     deadline = _epoch(pending) if pending and same_attempt else time.time() + timeout
 
+
+    def timed_out(exc: engine.TimeoutExceeded) -> float:
+        return fail("ReconciliationFailed",
+                    f"timeout of {timeout_text} exceeded while {exc.stage} revision {revision}: "
+                    f"{exc.done} of {exc.total} objects done", revision)
+
     # -- render, validate, apply, prune ----------------------------------------------
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
@@ -300,14 +306,19 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         # Same input as the last successful apply needs no second dry-run
         # (drift and requestedAt runs re-apply it; apply itself still validates).
         progress(f"validating {len(entries)} objects")
-        problems += engine.validate(entries, namespace, name, writer)
+        try:
+            problems += engine.validate(entries, namespace, name, writer, deadline=deadline)
+        except engine.TimeoutExceeded as exc:
+            return timed_out(exc)
     if problems:
         return fail("ValidationFailed", "; ".join(str(p) for p in problems[:20])
                     + (f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""), revision)
     progress(f"applying {len(entries)} objects")
     try:
         outcome = engine.apply(entries, force_recreate=bool(spec.get("force")), registry=writer,
-                               progress=progress)
+                               progress=progress, deadline=deadline)
+    except engine.TimeoutExceeded as exc:
+        return timed_out(exc)
     except errors.StatusError as exc:
         return fail("ReconciliationFailed", f"apply failed: {exc.status.get('message')}", revision)
     old_inventory = (status.get("inventory") or {}).get("entries") or []

@@ -158,3 +158,27 @@ def test_failed_job_fails_the_health_check_at_once(kapi_server, tmp_path):
     assert ready["status"] == "False"
     assert "timeout" not in ready["message"]
     assert f"Job/{ns}/once status: 'Failed'" in ready["message"]
+
+
+def test_timeout_bounds_the_apply(kapi_server, tmp_path):
+    """``spec.timeout`` bounds validation and apply too, not only the wait: a
+    revision of 800 new objects cannot be dry-run and applied in 1s (each is two
+    registry writes), so the pass stops between two objects with a clear
+    message, and the Sync retries it later."""
+    ns, work = _setup(kapi_server, tmp_path, timeout="1s", retryInterval="1h")
+    for i in range(800):
+        work.write(f"cms/cm{i:04}.yaml",
+                   {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm{i:04}"}, "data": {"v": "x"}})
+    work.push("many")
+
+    def failed():
+        ready = _conditions(_sync(kapi_server, ns)).get("Ready", {})
+        return ready if ready.get("reason") == "ReconciliationFailed" else None
+
+    ready = wait_for(failed, timeout=60, what="the timeout")
+    assert ready["status"] == "False"
+    assert "timeout of 1s exceeded while" in ready["message"]
+    assert "of 800 objects done" in ready["message"]
+    sync = _sync(kapi_server, ns)
+    assert "lastAppliedRevision" not in sync["status"]
+    assert "Reconciling" not in _conditions(sync)
