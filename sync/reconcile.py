@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -123,7 +124,9 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     new_request = bool(requested_at) and requested_at != status.get("lastHandledReconcileAt")
 
     def fail(reason_: str, message: str, revision: str | None = None,
-             record: Callable[[dict], None] | None = None) -> float:
+             record: Callable[[dict], None] | None = None, stalled: bool = False) -> float | None:
+        """Ready=False and the end of this attempt: retried at the retry interval,
+        or, ``stalled``, not until the spec changes (Flux's Stalled=True)."""
         progress(f"{reason_}: {message}")
 
         def change(st: dict) -> None:
@@ -131,6 +134,10 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
                 record(st)
             set_condition(st, "Ready", "False", reason_, message, generation)
             remove_condition(st, "Reconciling")
+            if stalled:
+                set_condition(st, "Stalled", "True", reason_, message, generation)
+            else:
+                remove_condition(st, "Stalled")
             st.pop("healthCheckDeadline", None)
             st["observedGeneration"] = generation
             if revision:
@@ -143,7 +150,14 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         ready = next((c for c in before or [] if c.get("type") == "Ready"), {})
         if ready.get("reason") != reason_ or ready.get("message") != message[:4096]:
             event(sync, "Warning", reason_, message, registry)
-        return retry
+        return None if stalled else retry
+
+    # -- what only a spec change can fix (Stalled) ------------------------------------
+    path = spec.get("path") or "./"
+    if posixpath.normpath(path.lstrip("/")).split("/")[0] == "..":
+        return fail("BuildFailed", f"spec.path {path!r} is outside the repository", stalled=True)
+    if any(dep.get("name") == name for dep in spec.get("dependsOn") or []):
+        return fail("DependencyNotReady", f"Sync {namespace}/{name} depends on itself", stalled=True)
 
     # -- source and dependencies ------------------------------------------------
     source = (spec.get("sourceRef") or {}).get("name", "")
@@ -284,6 +298,26 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
                     f"{exc.done} of {exc.total} objects done", revision)
 
     # -- render, validate, apply, prune ----------------------------------------------
+    # Reconciling=True while this attempt runs (Flux's kstatus convention);
+    # Ready goes Unknown only for new input, not for a drift correction or a
+    # requested re-apply of what is already Ready.
+    new_input = not (
+        ready.get("status") == "True"
+        and status.get("lastAppliedDigest") == digest
+        and status.get("lastAppliedRevision") == revision
+        and status.get("observedGeneration") == generation
+    )
+
+    def started(st: dict) -> None:
+        set_condition(st, "Reconciling", "True", "Progressing",
+                      f"Applying revision {revision} with a timeout of {timeout_text}", generation)
+        remove_condition(st, "Stalled")
+        # Observed: the change stream must not take this write for a new spec.
+        st["observedGeneration"] = generation
+        if new_input and not pending:
+            set_condition(st, "Ready", "Unknown", "Progressing", "Reconciliation in progress", generation)
+
+    update_status(rt, namespace, name, started, registry)
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
         objects = load_objects(repo, sha, spec)
