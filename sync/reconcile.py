@@ -314,6 +314,11 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         remove_condition(st, "Stalled")
         # Observed: the change stream must not take this write for a new spec.
         st["observedGeneration"] = generation
+        if st.get("lastAppliedDigest") != digest:
+            # Applying other input: until it is all applied, no object may be
+            # taken for "applied as this digest says" (see reapply below),
+            # even if the worker dies mid-way.
+            st.pop("lastAppliedDigest", None)
         if new_input and not pending:
             set_condition(st, "Ready", "Unknown", "Progressing", "Reconciliation in progress", generation)
 
@@ -350,7 +355,8 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     progress(f"applying {len(entries)} objects")
     try:
         outcome = engine.apply(entries, force_recreate=bool(spec.get("force")), registry=writer,
-                               progress=progress, deadline=deadline)
+                               progress=progress, deadline=deadline,
+                               reapply=status.get("lastAppliedDigest") == digest)
     except engine.TimeoutExceeded as exc:
         return timed_out(exc)
     except errors.StatusError as exc:
