@@ -100,8 +100,12 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
     objects: list[dict[str, Any]] = []
     problems: list[str] = []
     for file in files:
-        relname = file.relative_to(root).as_posix() if _inside(root, file.parent) else str(file)
-        if not _inside(root, file):
+        # Walked files sit in real directories under the checked base (the walk
+        # follows no directory symlink): only a file symlink can lead out, and
+        # resolving every path costs more than parsing it.
+        walked = file is not base
+        relname = file.relative_to(root).as_posix() if walked or _inside(root, file.parent) else str(file)
+        if (not walked or file.is_symlink()) and not _inside(root, file):
             problems.append(f"{relname}: symlink points outside the repository")
             continue
         size = file.stat().st_size
