@@ -7,6 +7,11 @@ writing the Deployment's ``/status`` with kubectl, as the controller would.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 from sync_gitops import Work, create, unique, wait_for
 
@@ -182,3 +187,30 @@ def test_timeout_bounds_the_apply(kapi_server, tmp_path):
     sync = _sync(kapi_server, ns)
     assert "lastAppliedRevision" not in sync["status"]
     assert "Reconciling" not in _conditions(sync)
+
+
+def test_manage_command_follows_the_wait(kapi_server, tmp_path):
+    """``manage.py sync reconcile`` shows what the Sync waits for and ends only
+    when the health checks pass, not when the objects are applied."""
+    ns, work = _setup(kapi_server, tmp_path, wait=True, timeout="5m")
+    work.write("app.yaml", _deployment("web"))
+    work.push("deployment")
+    wait_for(lambda: _conditions(_sync(kapi_server, ns)).get("Reconciling", {}).get("status") == "True",
+             what="waiting on the Deployment")
+    root = Path(__file__).resolve().parents[2]
+    command = subprocess.Popen(
+        [sys.executable, str(root / "manage.py"), "sync", "reconcile", f"{ns}/app", "--timeout", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root,
+        env={**os.environ, "KAPI_DATA_DIR": str(kapi_server.data_dir)},
+    )
+    try:
+        time.sleep(4)
+        assert command.poll() is None, command.communicate()
+        _mark_available(kapi_server, ns, "web")
+        out, err = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            command.kill()
+    assert command.returncode == 0, err
+    assert f"Waiting for 1 of 1 objects to become ready: [Deployment/{ns}/web" in out
+    assert "✔ revision main@sha1:" in out
