@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from kapi import errors
 from kapi.patch import APPLY_PATCH
 from kapi.registry.catalog import catalog
@@ -47,6 +45,7 @@ __all__ = [
     "TimeoutExceeded",
     "apply",
     "inventory_entries",
+    "live_objects",
     "parse_id",
     "plan",
     "prune",
@@ -331,10 +330,10 @@ def _immutable(exc: errors.StatusError) -> bool:
     return exc.code == 422 and "immutable" in exc.status.get("message", "")
 
 
-def _live_objects(entries: list[Entry], registry: Registry) -> dict[str, Object]:
-    """The live objects of ``entries`` (served form) by entry id: one list per
-    type and namespace, selected by the sync labels, instead of one read per
-    object. Objects not labelled as this Sync's are simply absent."""
+def live_objects(entries: list[Entry], registry: Registry) -> dict[str, Object]:
+    """The live objects of ``entries`` (served form) by entry id, read with one
+    list per type and namespace (by name) instead of one read per object.
+    Objects that do not exist are absent."""
     groups: dict[tuple[str, str, str], list[Entry]] = {}
     for entry in entries:
         if entry.rt is not None and not entry.pending_type:
@@ -342,10 +341,9 @@ def _live_objects(entries: list[Entry], registry: Registry) -> dict[str, Object]
             groups.setdefault((key.group, key.resource, key.namespace), []).append(entry)
     out: dict[str, Object] = {}
     for (group, resource, namespace), members in groups.items():
-        labels = members[0].obj["metadata"]["labels"]
-        selector = {LABEL_NAME: labels[LABEL_NAME], LABEL_NAMESPACE: labels[LABEL_NAMESPACE]}
-        page = registry.storage.list(ListQuery(group, resource, namespace, where=["{labels} @> %s::jsonb"],
-                                               params=[orjson.dumps(selector).decode()]))
+        names = sorted({entry.name for entry in members})
+        page = registry.storage.list(ListQuery(group, resource, namespace, where=["name = ANY(%s)"],
+                                               params=[names]))
         stored = {item["metadata"]["name"]: item for item in page.items}
         for entry in members:
             if entry.name in stored:
@@ -396,7 +394,7 @@ def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Regis
     rest count as unchanged without a request each."""
     registry = registry or Registry()
     outcome = Outcome()
-    live = _live_objects(entries, registry) if reapply else {}
+    live = live_objects(entries, registry) if reapply else {}
     for index, entry in enumerate(entries):
         _check_deadline(deadline, "applying", index, len(entries))
         if entry.rank == 2 and index and entries[index - 1].rank < 2:

@@ -61,25 +61,22 @@ def _unhealthy(inventory: list[dict], registry: Registry) -> tuple[list[str], li
     """(failed, in progress): the inventory objects that are not healthy by kstatus
     rules, each as ``Kind/namespace/name status: 'InProgress': message``."""
     served = catalog(fresh=True)
-    failed: list[str] = []
-    waiting: list[str] = []
+    entries: list[engine.Entry] = []
     for item in inventory:
         try:
             namespace, name, group, kind, version = engine.parse_id(item)
         except ValueError:
             continue
         rt = served.for_kind(group, version, kind)
-        live = None
-        if rt is not None:
-            try:
-                live = registry.get(rt, namespace, name)
-            except errors.StatusError as exc:
-                if exc.code != 404:
-                    raise
-        verdict = health.compute(live)
+        entries.append(engine.Entry({}, group, version, kind, namespace, name, rt))
+    live = engine.live_objects(entries, registry)
+    failed: list[str] = []
+    waiting: list[str] = []
+    for entry in entries:
+        verdict = health.compute(live.get(entry.id))
         if verdict.healthy:
             continue
-        where = f"{kind}/{namespace + '/' if namespace else ''}{name}"
+        where = f"{entry.kind}/{entry.namespace + '/' if entry.namespace else ''}{entry.name}"
         line = f"{where} status: '{verdict.status}': {verdict.message}"
         (failed if verdict.status == health.FAILED else waiting).append(line)
     return failed, waiting
