@@ -4,13 +4,19 @@ The recipe, one run at a time per Sync (``sync.queue``):
 
 1. deleting? prune the inventory (``prune: true``), then drop the finalizer;
 2. suspended? nothing (resuming requests a run, which takes the latest revision);
+   a spec only a spec change can fix (path outside the repository)? Stalled;
 3. source artifact and ``dependsOn`` ready? else a condition and a retry;
-4. nothing new (same revision, same tree under ``spec.path``, same generation,
+4. a ``spec.wait`` health check pending for this same input? only check the
+   objects again (``sync.health``), see ``await_health``;
+5. nothing new (same revision, same tree under ``spec.path``, same generation,
    no drift, no new ``requestedAt``)? write nothing; a new revision whose tree
    under the path is unchanged only records the revision (monorepos);
-5. render, plan, validate everything (apply nothing if anything fails), apply,
-   prune what the previous inventory had and the new set lacks;
-6. status: inventory, counts, conditions, revisions; an Event when something changed.
+6. Reconciling=True; render, plan, validate everything (apply nothing if
+   anything fails), apply (re-applying the last applied input, only what
+   drifted), prune what the previous inventory had and the new set lacks, all
+   within ``spec.timeout``;
+7. ``spec.wait``? wait for health without holding the worker;
+8. status: inventory, counts, conditions, revisions; an Event when something changed.
 """
 
 from __future__ import annotations
@@ -287,7 +293,6 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     # The whole pass (validate, apply, prune and health checks) is bounded by
     # spec.timeout; a drift correction during a health check keeps its deadline.
     deadline = _epoch(pending) if pending and same_attempt else time.time() + timeout
-
 
     def timed_out(exc: engine.TimeoutExceeded) -> float:
         return fail("ReconciliationFailed",
