@@ -203,7 +203,8 @@ def _published_schema(schema: dict) -> dict:
 def types_for_crd(crd: Object) -> list[ResourceType]:
     """The served ``ResourceType``s of one CRD (none until it is established)."""
     spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
+    # Served under the names the naming decision accepted (kube's crdHandler).
+    names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
     conditions = {
         c.get("type"): c.get("status")
         for c in (crd.get("status") or {}).get("conditions") or ()

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kapi.errors import Cause
+from kapi.registry.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.structural import compile_rules, structural_causes
 
@@ -32,47 +33,81 @@ def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _conditions(obj: Object, old_status: dict[str, Any]) -> list[dict[str, Any]]:
-    now = now_rfc3339()
-    previous = {c.get("type"): c for c in old_status.get("conditions") or ()}
-
-    def condition(kind: str, reason: str, message: str) -> dict[str, Any]:
-        before = previous.get(kind)
-        since = (
-            before["lastTransitionTime"]
-            if before and before.get("status") == "True"
-            else now
-        )
-        return {
+def _set_condition(
+    conditions: list[dict[str, Any]],
+    previous: dict[str, dict[str, Any]],
+    kind: str,
+    status: str,
+    reason: str,
+    message: str,
+) -> None:
+    """kube's ``SetCRDCondition``: the transition time moves only with the status."""
+    before = previous.get(kind)
+    since = (
+        before["lastTransitionTime"]
+        if before and before.get("status") == status and before.get("lastTransitionTime")
+        else now_rfc3339()
+    )
+    conditions.append(
+        {
             "type": kind,
-            "status": "True",
+            "status": status,
             "lastTransitionTime": since,
             "reason": reason,
             "message": message,
         }
-
-    return [
-        condition("NamesAccepted", "NoConflicts", "no conflicts found"),
-        condition(
-            "Established",
-            "InitialNamesAccepted",
-            "the initial names have been accepted",
-        ),
-    ]
+    )
 
 
 def _status(obj: Object, old_status: dict[str, Any]) -> dict[str, Any]:
+    """Accepted names, ``NamesAccepted``/``Established`` (kube's naming and
+    establishing controllers, run at write time) and stored versions."""
     spec = obj.get("spec") or {}
-    names = dict(spec.get("names") or {})
-    names.setdefault("singular", str(names.get("kind", "")).lower())
-    names.setdefault("listKind", f"{names.get('kind', '')}List")
+    requested = dict(spec.get("names") or {})
+    requested.setdefault("singular", str(requested.get("kind", "")).lower())
+    requested.setdefault("listKind", f"{requested.get('kind', '')}List")
+    used = claimed_names(
+        all_crds(), spec.get("group") or "", (obj.get("metadata") or {}).get("name", "")
+    )
+    names = calculate_names(requested, old_status.get("acceptedNames") or {}, used)
+    previous = {c.get("type"): c for c in old_status.get("conditions") or ()}
+    conditions: list[dict[str, Any]] = []
+    _set_condition(
+        conditions, previous, "NamesAccepted", names.status, names.reason, names.message
+    )
+    established = previous.get("Established")
+    if established and established.get("status") == "True":
+        conditions.append(established)
+    elif names.status == "True":
+        _set_condition(
+            conditions,
+            previous,
+            "Established",
+            "True",
+            "InitialNamesAccepted",
+            "the initial names have been accepted",
+        )
+    else:
+        _set_condition(
+            conditions,
+            previous,
+            "Established",
+            "False",
+            "NotAccepted",
+            "not all names are accepted",
+        )
+    conditions += [
+        c
+        for kind, c in previous.items()
+        if kind not in ("NamesAccepted", "Established")
+    ]
     stored = list(old_status.get("storedVersions") or [])
     for version in spec.get("versions") or ():
         if version.get("storage") and version.get("name") not in stored:
             stored.append(version["name"])
     return {
-        "conditions": _conditions(obj, old_status),
-        "acceptedNames": names,
+        "conditions": conditions,
+        "acceptedNames": names.accepted,
         "storedVersions": stored,
     }
 
