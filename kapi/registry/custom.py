@@ -73,7 +73,12 @@ class CustomResourceStrategy(Strategy):
     def __init__(self, crd: Object, version: Object) -> None:
         spec = crd.get("spec") or {}
         self.crd_name = (crd.get("metadata") or {}).get("name", "")
-        self.terminating = bool((crd.get("metadata") or {}).get("deletionTimestamp"))
+        self.terminating = bool(
+            (crd.get("metadata") or {}).get("deletionTimestamp")
+        ) or any(
+            c.get("type") == "Terminating" and c.get("status") == "True"
+            for c in (crd.get("status") or {}).get("conditions") or ()
+        )
         self.group = spec.get("group", "")
         self.storage_version = next(
             (v["name"] for v in spec.get("versions") or () if v.get("storage")),

@@ -120,3 +120,22 @@ def test_an_established_crd_keeps_serving_its_accepted_names(api):
     finally:
         for plural in ("gadgets", "gizmos"):
             api.delete(f"{CRD_PATH}/{plural}.{group}")
+
+
+def test_deleting_crd_is_terminating_and_refuses_creates(api, namespace):
+    group = f"t{uuid.uuid4().hex[:8]}.example.com"
+    assert api.post(CRD_PATH, _crd(group)).status_code == 201
+    url = f"/apis/{group}/v1/namespaces/{namespace}/gadgets"
+    assert api.post(url, _gadget("a")).status_code == 201
+    deleting = api.delete(f"{CRD_PATH}/gadgets.{group}")
+    assert deleting.status_code == 200, deleting.text
+    terminating = _conditions(deleting.json())["Terminating"]
+    assert terminating["status"] == "True"
+    assert terminating["reason"] == "InstanceDeletionInProgress"
+    assert terminating["message"] == "CustomResource deletion is in progress"
+    status = assert_status(api.post(url, _gadget("c")), 405, "MethodNotAllowed")
+    assert status["message"] == (
+        "create not allowed while custom resource definition is terminating"
+    )
+    gone = _wait_for(api, f"gadgets.{group}", lambda c: c.get("kind") == "Status")
+    assert gone.get("code") == 404, gone

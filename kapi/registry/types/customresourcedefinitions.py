@@ -141,6 +141,25 @@ class CustomResourceDefinitionStrategy(Strategy):
         _defaults(obj)
         obj["status"] = _status(obj, old.get("status") or {})
 
+    def prepare_for_graceful_delete(self, obj: Object) -> None:
+        """``Terminating`` while the cleanup finalizer deletes the custom resources
+        (kube's finalizer controller); creates of new ones are refused. MUTATES."""
+        if CLEANUP_FINALIZER not in (obj["metadata"].get("finalizers") or ()):
+            return
+        status = obj.setdefault("status", {})
+        conditions = [
+            c for c in status.get("conditions") or () if c.get("type") != "Terminating"
+        ]
+        _set_condition(
+            conditions,
+            {},
+            "Terminating",
+            "True",
+            "InstanceDeletionInProgress",
+            "CustomResource deletion is in progress",
+        )
+        status["conditions"] = conditions
+
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")
         if not isinstance(spec, dict):
