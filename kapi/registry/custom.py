@@ -17,6 +17,7 @@ from typing import Any
 
 from kapi import errors
 from kapi.errors import Cause
+from kapi.registry.listtypes import list_type_causes
 from kapi.registry.resource import DEFAULT_VERBS, ResourceType, Subresource
 from kapi.registry.scale import ScalePaths
 from kapi.registry.schemavalidation import schema_causes, validator_for_schema
@@ -138,12 +139,14 @@ class CustomResourceStrategy(Strategy):
     def validate(self, obj: Object) -> list[Cause]:
         body = {**obj, "metadata": {}}
         causes = schema_causes(self.validator, body)
+        causes += list_type_causes(body, self.schema)
         return causes + cel_causes(body, None, self.schema)
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
         body = {**obj, "metadata": {}}
         old_body = {**old, "metadata": {}}
         causes = schema_causes(self.validator, body)
+        causes += list_type_causes(body, self.schema)
         return causes + cel_causes(body, old_body, self.schema)
 
     # -- versions ------------------------------------------------------------------------

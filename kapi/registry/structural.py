@@ -363,6 +363,7 @@ def _structural(node: dict, path: str, causes: list[Cause], root: bool = False) 
                 f"{path}.items",
             )
         )
+    causes += _list_type_schema_causes(node, path)
     for key, sub in (node.get("properties") or {}).items():
         if isinstance(sub, dict):
             if root and key == "metadata":
@@ -390,3 +391,69 @@ def _structural(node: dict, path: str, causes: list[Cause], root: bool = False) 
                         f"{path}.{key}[{index}].default",
                     )
                 )
+
+
+def _list_type_schema_causes(node: dict, path: str) -> list[Cause]:
+    """``x-kubernetes-list-type``/``list-map-keys`` used as apiextensions allows."""
+    causes: list[Cause] = []
+    list_type = node.get("x-kubernetes-list-type")
+    keys = node.get("x-kubernetes-list-map-keys") or []
+    if list_type is not None and list_type not in ("atomic", "set", "map"):
+        causes.append(
+            Cause(
+                "FieldValueNotSupported",
+                f'Unsupported value: "{list_type}": supported values: "atomic", "set", "map"',
+                f"{path}.x-kubernetes-list-type",
+            )
+        )
+    if list_type is not None and node.get("type") != "array":
+        causes.append(
+            Cause(
+                "FieldValueInvalid",
+                f'Invalid value: "{node.get("type", "")}": must be array if x-kubernetes-list-type is specified',
+                f"{path}.type",
+            )
+        )
+    if keys and list_type != "map":
+        causes.append(
+            Cause(
+                "FieldValueRequired" if list_type is None else "FieldValueInvalid",
+                (
+                    "Required value"
+                    if list_type is None
+                    else f'Invalid value: "{list_type}"'
+                )
+                + ": must be map if x-kubernetes-list-map-keys is non-empty",
+                f"{path}.x-kubernetes-list-type",
+            )
+        )
+    if list_type == "map":
+        items = node.get("items") if isinstance(node.get("items"), dict) else {}
+        if not keys:
+            causes.append(
+                Cause(
+                    "FieldValueRequired",
+                    "Required value: must not be empty if x-kubernetes-list-type is map",
+                    f"{path}.x-kubernetes-list-map-keys",
+                )
+            )
+        if items and items.get("type") != "object":
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{items.get("type", "")}": must be object if parent array\'s x-kubernetes-list-type is map',
+                    f"{path}.items.type",
+                )
+            )
+        elif items:
+            props = items.get("properties") or {}
+            for key in keys:
+                if key not in props:
+                    causes.append(
+                        Cause(
+                            "FieldValueRequired",
+                            "Required value: entries in x-kubernetes-list-map-keys must correspond to properties",
+                            f"{path}.items.properties[{key}]",
+                        )
+                    )
+    return causes
