@@ -95,7 +95,9 @@ def _repeated(values: list[Any]) -> list[int]:
     return out
 
 
-def _map_list(items: list[Any], keys: list[str], path: str, causes: list[Cause]) -> None:
+def _map_list(
+    items: list[Any], keys: list[str], path: str, causes: list[Cause]
+) -> None:
     for index, item in enumerate(items):
         if item is not None and not isinstance(item, dict):
             causes.append(

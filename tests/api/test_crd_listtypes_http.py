@@ -96,7 +96,10 @@ def _post(api, url: str, name: str, spec: dict):
     [
         (
             {"tags": ["a", "b", "a", "a", "b"]},
-            [("spec.tags[2]", 'Duplicate value: "a"'), ("spec.tags[4]", 'Duplicate value: "b"')],
+            [
+                ("spec.tags[2]", 'Duplicate value: "a"'),
+                ("spec.tags[4]", 'Duplicate value: "b"'),
+            ],
         ),
         (
             {
@@ -115,7 +118,12 @@ def _post(api, url: str, name: str, spec: dict):
         ),
         (
             {"byName": {"x": [{"name": "n"}, {"name": "n"}]}},
-            [("spec.byName[x][1]", 'Duplicate value: map[string]interface {}{"name":"n"}')],
+            [
+                (
+                    "spec.byName[x][1]",
+                    'Duplicate value: map[string]interface {}{"name":"n"}',
+                )
+            ],
         ),
         (
             {"ports": [{"name": "no-keys"}, {"name": "no-keys-either"}]},

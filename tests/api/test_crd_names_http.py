@@ -59,7 +59,9 @@ def test_name_clash_in_a_group_is_refused_until_the_name_is_free(api, namespace)
         conditions = _conditions(kind.json())
         # Kind and listKind both clash; as in kube, the last check names it.
         assert conditions["NamesAccepted"]["reason"] == "ListKindConflict"
-        assert conditions["NamesAccepted"]["message"] == '"GadgetList" is already in use'
+        assert (
+            conditions["NamesAccepted"]["message"] == '"GadgetList" is already in use'
+        )
         assert kind.json()["status"]["acceptedNames"]["kind"] == ""
         assert conditions["Established"]["status"] == "False"
 
@@ -70,9 +72,12 @@ def test_name_clash_in_a_group_is_refused_until_the_name_is_free(api, namespace)
         gizmos = f"/apis/{group}/v1/namespaces/{namespace}/gizmos"
         refused = api.post(gizmos, {**_gadget("x"), "kind": "Gizmo"})
         assert refused.status_code == 404, refused.text
-        assert _conditions(api.get(f"{CRD_PATH}/gadgets.{group}").json())[
-            "NamesAccepted"
-        ]["status"] == "True"
+        assert (
+            _conditions(api.get(f"{CRD_PATH}/gadgets.{group}").json())["NamesAccepted"][
+                "status"
+            ]
+            == "True"
+        )
 
         # The first CRD goes: its names are free and the others recover.
         assert api.delete(f"{CRD_PATH}/gadgets.{group}").status_code == 200
@@ -103,8 +108,13 @@ def test_an_established_crd_keeps_serving_its_accepted_names(api):
     """A later change asking for a taken short name is refused in status while
     the kind stays served under the names it had."""
     group = f"e{uuid.uuid4().hex[:8]}.example.com"
-    assert api.post(CRD_PATH, _named(group, "gadgets", "Gadget", ["gd"])).status_code == 201
-    assert api.post(CRD_PATH, _named(group, "gizmos", "Gizmo", ["gz"])).status_code == 201
+    assert (
+        api.post(CRD_PATH, _named(group, "gadgets", "Gadget", ["gd"])).status_code
+        == 201
+    )
+    assert (
+        api.post(CRD_PATH, _named(group, "gizmos", "Gizmo", ["gz"])).status_code == 201
+    )
     try:
         current = api.get(f"{CRD_PATH}/gizmos.{group}").json()
         current["spec"]["names"]["shortNames"] = ["gd"]
