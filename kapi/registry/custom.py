@@ -136,15 +136,25 @@ class CustomResourceStrategy(Strategy):
         super().prepare_for_status_update(obj, old)
         self._shape(obj)
 
+    @staticmethod
+    def _rule_view(obj: Object) -> Object:
+        """The object as rules see it: kube declares only ``metadata.name`` and
+        ``metadata.generateName`` to CEL."""
+        meta = obj.get("metadata") or {}
+        return {
+            **obj,
+            "metadata": {k: meta[k] for k in ("name", "generateName") if k in meta},
+        }
+
     def validate(self, obj: Object) -> list[Cause]:
-        body = {**obj, "metadata": {}}
+        body = self._rule_view(obj)
         causes = schema_causes(self.validator, body)
         causes += list_type_causes(body, self.schema)
         return causes + cel_causes(body, None, self.schema)
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        body = {**obj, "metadata": {}}
-        old_body = {**old, "metadata": {}}
+        body = self._rule_view(obj)
+        old_body = self._rule_view(old)
         causes = schema_causes(self.validator, body)
         causes += list_type_causes(body, self.schema)
         return causes + cel_causes(body, old_body, self.schema)
