@@ -29,7 +29,7 @@ from kapi.cel.library import FUNCTIONS, new_context
 from kapi.cel.parser import ParseError, parse, walk
 from kapi.errors import Cause
 
-__all__ = ["cel_causes", "compile_rules"]
+__all__ = ["cel_causes", "compile_rules", "field_path_target"]
 
 Schema = dict[str, Any]
 _REASONS = (
@@ -283,9 +283,11 @@ def _check_node(
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\['((?:[^'\\]|\\.)*)'\]")
 
 
-def _resolve_field_path(path: str, schema: Schema, prefix: str = "") -> str | None:
+def field_path_target(
+    path: str, schema: Schema, prefix: str = ""
+) -> tuple[str, Schema] | None:
     """kube's ``ValidFieldPath``: ``.a.b['c']`` after ``prefix`` as ``a.b[c]`` or
-    ``a.b.c``, or None if it does not name a field of ``schema``."""
+    ``a.b.c`` with the schema it names, or None if it names no field of ``schema``."""
     out = prefix
     pos = 0
     node = schema
@@ -305,7 +307,12 @@ def _resolve_field_path(path: str, schema: Schema, prefix: str = "") -> str | No
             out = f"{out}[{name}]"
         else:
             return None
-    return out
+    return out, node
+
+
+def _resolve_field_path(path: str, schema: Schema, prefix: str = "") -> str | None:
+    found = field_path_target(path, schema, prefix)
+    return found[0] if found else None
 
 
 def _quote(text: str) -> str:

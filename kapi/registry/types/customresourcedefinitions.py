@@ -14,6 +14,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from kapi.cel.rules import field_path_target
 from kapi.errors import Cause
 from kapi.registry.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy
@@ -121,6 +122,71 @@ def _defaults(obj: Object) -> None:
         names.setdefault("singular", names["kind"].lower())
         names.setdefault("listKind", f"{names['kind']}List")
     spec.setdefault("conversion", {"strategy": "None"})
+
+
+_MAX_SELECTABLE_FIELDS = 8
+
+
+def _selectable_fields(fields: list, schema: dict, at: str) -> list[Cause]:
+    """kube's ``validateSelectableFields``: at most 8, each a distinct path to a
+    string, integer or boolean field outside metadata."""
+    causes: list[Cause] = []
+    if len(fields) > _MAX_SELECTABLE_FIELDS:
+        causes.append(
+            Cause(
+                "FieldValueTooMany",
+                f"Too many: {len(fields)}: must have at most {_MAX_SELECTABLE_FIELDS} items",
+                at,
+            )
+        )
+    seen: set[str] = set()
+    for index, entry in enumerate(fields):
+        where = f"{at}[{index}].jsonPath"
+        path = entry.get("jsonPath") if isinstance(entry, dict) else None
+        if not path:
+            causes.append(Cause("FieldValueRequired", "Required value", where))
+            continue
+        found = field_path_target(path, schema)
+        if found is None:
+            first = re.split(r"[.\[\]]", path.lstrip(".["), maxsplit=1)[0]
+            detail = (
+                "does not refer to a valid field"
+                if path.startswith((".", "["))
+                else f"expected [ or . but got: {first}"
+            )
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{path}": is an invalid path: {detail}',
+                    where,
+                )
+            )
+            continue
+        resolved, target = found
+        if resolved.split(".")[0].split("[")[0] == "metadata":
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{path}": must not point to fields in metadata',
+                    where,
+                )
+            )
+        if target.get("type") not in ("string", "integer", "boolean"):
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{path}": must point to a field of type string, '
+                    "boolean or integer. Enum string fields and strings with formats "
+                    "are allowed.",
+                    where,
+                )
+            )
+        if resolved in seen:
+            causes.append(
+                Cause("FieldValueDuplicate", f'Duplicate value: "{path}"', where)
+            )
+        seen.add(resolved)
+    return causes
 
 
 class CustomResourceDefinitionStrategy(Strategy):
@@ -295,6 +361,9 @@ class CustomResourceDefinitionStrategy(Strategy):
                 continue
             causes += structural_causes(schema, path)
             causes += compile_rules(schema, path)
+            causes += _selectable_fields(
+                version.get("selectableFields") or [], schema, f"{at}.selectableFields"
+            )
             scale = (version.get("subresources") or {}).get("scale")
             if scale is not None:
                 for key in ("specReplicasPath", "statusReplicasPath"):
