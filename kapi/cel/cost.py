@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kapi.cel.parser import Node
+from kapi.cel.values import escape_property
 
 __all__ = [
     "PER_CALL_LIMIT",
@@ -96,7 +97,8 @@ def shape_of_schema(schema: Any, root: bool = False) -> Shape:
         return Shape(int(size), shape_of_schema(items))
     if kind == "object" or schema.get("x-kubernetes-preserve-unknown-fields"):
         props = {
-            k: shape_of_schema(v) for k, v in (schema.get("properties") or {}).items()
+            escape_property(k): shape_of_schema(v)
+            for k, v in (schema.get("properties") or {}).items()
         }
         if root or schema.get("x-kubernetes-embedded-resource"):
             props.setdefault("apiVersion", Shape(253))

@@ -27,6 +27,7 @@ import cel
 from kapi.cel import cost as costs
 from kapi.cel.library import FUNCTIONS, new_context
 from kapi.cel.parser import ParseError, parse, walk
+from kapi.cel.values import to_cel
 from kapi.errors import Cause
 
 __all__ = ["cel_causes", "compile_rules", "field_path_target"]
@@ -385,10 +386,12 @@ def _run_rules(
     budget: _Budget,
 ) -> None:
     type_name = schema.get("type", "")
-    shape = costs.shape_of_value(obj)
+    self_value = to_cel(obj, schema)
+    old_value = to_cel(old, schema) if old is not None else None
+    shape = costs.shape_of_value(self_value)
     env = {
         "self": shape,
-        "oldSelf": costs.shape_of_value(old) if old is not None else shape,
+        "oldSelf": costs.shape_of_value(old_value) if old is not None else shape,
     }
     for rule in rules:
         text = rule.get("rule", "")
@@ -430,15 +433,15 @@ def _run_rules(
             budget.stopped = True
             return
         budget.remaining -= expected
-        variables: dict[str, Any] = {"self": obj}
+        variables: dict[str, Any] = {"self": self_value}
         if optional_old and compiled.transition:
             variables["oldSelf"] = (
-                cel.OptionalValue.of(old)
+                cel.OptionalValue.of(old_value)
                 if old is not None
                 else cel.OptionalValue.none()
             )
         elif old is not None:
-            variables["oldSelf"] = old
+            variables["oldSelf"] = old_value
         context = new_context(variables)
         try:
             ok = compiled.program.execute(context)

@@ -57,6 +57,17 @@ _SPEC_RULES = [
         "rule": "!has(self.divisor) || 10 / self.divisor > 1",
         "message": "divisor too large",
     },
+    {
+        # Property names that are CEL keywords are escaped (kube's __namespace__).
+        "rule": "!has(self.__namespace__) || self.__namespace__ != 'kube-system'",
+        "message": "kube-system is reserved",
+    },
+    {
+        # date-time strings are timestamps, duration strings durations.
+        "rule": "!has(self.expires) || (self.expires > timestamp('2000-01-01T00:00:00Z')"
+        " && self.grace <= duration('1h'))",
+        "message": "expires must be after 2000 with at most an hour of grace",
+    },
 ]
 
 SCHEMA = {
@@ -75,6 +86,9 @@ SCHEMA = {
                 "host": {"type": "string"},
                 "version": {"type": "string"},
                 "divisor": {"type": "integer"},
+                "namespace": {"type": "string"},
+                "expires": {"type": "string", "format": "date-time"},
+                "grace": {"type": "string", "format": "duration"},
                 "immutableId": {
                     "type": "string",
                     "x-kubernetes-validations": [
@@ -178,6 +192,9 @@ VALID = {
     "host": "web-1",
     "version": "v12",
     "divisor": 3,
+    "namespace": "apps",
+    "expires": "2030-01-01T00:00:00Z",
+    "grace": "30m",
 }
 
 
@@ -257,6 +274,26 @@ def test_a_resource_passing_every_library_rule_is_accepted(api, rules_url):
             "spec",
             "FieldValueInvalid",
             'Invalid value: "object": division by zero evaluating rule: divisor too large',
+        ),
+        (
+            {"namespace": "kube-system"},
+            "spec",
+            "FieldValueInvalid",
+            'Invalid value: "object": kube-system is reserved',
+        ),
+        (
+            {"expires": "1999-12-31T23:00:00Z"},
+            "spec",
+            "FieldValueInvalid",
+            'Invalid value: "object": expires must be after 2000 with at most an hour '
+            "of grace",
+        ),
+        (
+            {"grace": "2h"},
+            "spec",
+            "FieldValueInvalid",
+            'Invalid value: "object": expires must be after 2000 with at most an hour '
+            "of grace",
         ),
     ],
 )
