@@ -75,7 +75,15 @@ def _min_size(schema: dict) -> int:
         return 2 + int(schema.get("minLength") or 0)
     if kind == "boolean":
         return 4
-    if kind in ("object", "array"):
+    if kind == "object":
+        # {} plus each required property without a default: "name":value,
+        props = schema.get("properties") or {}
+        return 2 + sum(
+            len(name) + _min_size(props[name]) + 4
+            for name in schema.get("required") or ()
+            if isinstance(props.get(name), dict) and "default" not in props[name]
+        )
+    if kind == "array":
         return 2
     return 1
 
@@ -110,7 +118,7 @@ def shape_of_schema(schema: Any, root: bool = False) -> Shape:
         if isinstance(additional, dict):
             size = schema.get("maxProperties")
             if size is None:
-                size = (MAX_REQUEST_BYTES - 2) // (_min_size(additional) + 4)
+                size = (MAX_REQUEST_BYTES - 2) // (_min_size(additional) + 6)
             return Shape(int(size), shape_of_schema(additional), props)
         if schema.get("x-kubernetes-preserve-unknown-fields") and not props:
             return UNKNOWN
