@@ -393,6 +393,7 @@ def _run_rules(
         "self": shape,
         "oldSelf": costs.shape_of_value(old_value) if old is not None else shape,
     }
+    contexts: dict[bool, Any] = {}
     for rule in rules:
         text = rule.get("rule", "")
         try:
@@ -433,16 +434,21 @@ def _run_rules(
             budget.stopped = True
             return
         budget.remaining -= expected
-        variables: dict[str, Any] = {"self": self_value}
-        if optional_old and compiled.transition:
-            variables["oldSelf"] = (
-                cel.OptionalValue.of(old_value)
-                if old is not None
-                else cel.OptionalValue.none()
-            )
-        elif old is not None:
-            variables["oldSelf"] = old_value
-        context = new_context(variables)
+        wants_optional = optional_old and compiled.transition
+        if wants_optional not in contexts:
+            # One context per node and kind of oldSelf: building one registers
+            # every library function, which costs more than most rules.
+            variables: dict[str, Any] = {"self": self_value}
+            if wants_optional:
+                variables["oldSelf"] = (
+                    cel.OptionalValue.of(old_value)
+                    if old is not None
+                    else cel.OptionalValue.none()
+                )
+            elif old is not None:
+                variables["oldSelf"] = old_value
+            contexts[wants_optional] = new_context(variables)
+        context = contexts[wants_optional]
         try:
             ok = compiled.program.execute(context)
         except Exception as exc:  # noqa: BLE001 - evaluation errors are the rule's failure
