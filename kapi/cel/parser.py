@@ -3,8 +3,9 @@ package cannot do: which functions and variables a rule references and what it
 may cost (``kapi.cel.cost``). Evaluation stays with the ``cel`` package; this
 parser only needs to accept what it accepts and see the shape of the rule.
 
-Nodes are tuples: ``("lit", value)``, ``("ident", name)``,
-``("select", operand, field, test_only)``, ``("index", operand, index)``,
+Nodes are tuples: ``("lit", value, source)``, ``("ident", name)``,
+``("select", operand, field, test_only, optional)`` (``optional`` for ``.?``),
+``("index", operand, index, optional)`` (``[?``),
 ``("call", name, target_or_None, [args])``, ``("list", [items])``,
 ``("map", [(key, value)])``, ``("struct", name, [(field, value)])``,
 ``("cond", test, then, else)`` and ``("macro", name, target, var, [args])``
@@ -144,21 +145,23 @@ class _Parser:
     def member(self) -> Node:
         node = self.primary()
         while True:
-            if self.accept(".") or self.accept(".?"):
+            if self.peek()[0] == "op" and self.peek()[1] in (".", ".?"):
+                optional = self.take()[1] == ".?"
                 kind, name = self.take()
                 if kind != "ident":
                     raise ParseError(
                         f"Syntax error: no viable alternative at input '.{name}'"
                     )
-                if self.accept("("):
+                if not optional and self.accept("("):
                     args = self.args(")")
                     node = self.call(name, node, args)
                 else:
-                    node = ("select", node, name, False)
-            elif self.accept("[") or self.accept("[?"):
+                    node = ("select", node, name, False, optional)
+            elif self.peek()[0] == "op" and self.peek()[1] in ("[", "[?"):
+                optional = self.take()[1] == "[?"
                 index = self.expr()
                 self.expect("]")
-                node = ("index", node, index)
+                node = ("index", node, index, optional)
             elif self.peek() == ("op", "{") and node[0] in ("ident", "select"):
                 self.take()
                 fields = []
@@ -182,8 +185,7 @@ class _Parser:
             and len(args) == 1
             and args[0][0] == "select"
         ):
-            _, operand, field, _ = args[0]
-            return ("select", operand, field, True)
+            return ("select", args[0][1], args[0][2], True, False)
         return ("call", name, target, args)
 
     def args(self, close: str) -> list[Node]:
@@ -203,17 +205,17 @@ class _Parser:
         if kind == "number":
             text = value.rstrip("uU")
             if text.lower().startswith("0x"):
-                return ("lit", int(text, 16))
+                return ("lit", int(text, 16), value)
             if any(c in text for c in ".eE"):
-                return ("lit", float(text))
-            return ("lit", int(text))
+                return ("lit", float(text), value)
+            return ("lit", int(text), value)
         if kind == "string":
-            return ("lit", _string_value(value))
+            return ("lit", _string_value(value), value)
         if kind == "ident":
             if value in ("true", "false"):
-                return ("lit", value == "true")
+                return ("lit", value == "true", value)
             if value == "null":
-                return ("lit", None)
+                return ("lit", None, value)
             if self.accept("("):
                 return self.call(value, None, self.args(")"))
             return ("ident", value)

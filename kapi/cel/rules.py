@@ -26,6 +26,7 @@ import cel
 
 from kapi.cel import cost as costs
 from kapi.cel.library import FUNCTIONS, new_context
+from kapi.cel.optional import rewritten, uses_optional_syntax
 from kapi.cel.parser import ParseError, parse, walk
 from kapi.cel.values import to_cel
 from kapi.errors import Cause
@@ -71,8 +72,9 @@ def _compiled(text: str) -> _Rule:
         raise ValueError(
             f"compilation failed: ERROR: <input>: undeclared reference to '{problem}' (in container '')"
         )
+    source = rewritten(ast) if uses_optional_syntax(ast) else text
     try:
-        program = cel.compile(text)
+        program = cel.compile(source)
     except Exception as exc:  # noqa: BLE001 - the library raises ValueError/RuntimeError
         raise ValueError(f"compilation failed: {exc}") from None
     uses_old = any(n[0] == "ident" and n[1] == "oldSelf" for n in walk(ast))
@@ -517,6 +519,8 @@ def _eval_error(exc: Exception, rule: dict) -> str:
         kind, text = failure.groups()
         if kind == "TypeError":
             exc = TypeError(text)
+        elif kind == "KeyError":
+            exc = KeyError(text.strip("'\""))
     if isinstance(exc, TypeError) or "no such overload" in text:
         return (
             "'no such overload': call arguments did not match a supported operator, "

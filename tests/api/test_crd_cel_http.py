@@ -58,6 +58,12 @@ _SPEC_RULES = [
         "message": "divisor too large",
     },
     {
+        # Optional field selection (a.?b), which the cel package cannot parse.
+        "rule": "self.?limits.?cpu.orValue(1) <= 8",
+        "message": "at most 8 cpus",
+        "fieldPath": ".limits.cpu",
+    },
+    {
         # Property names that are CEL keywords are escaped (kube's __namespace__).
         "rule": "!has(self.__namespace__) || self.__namespace__ != 'kube-system'",
         "message": "kube-system is reserved",
@@ -87,6 +93,10 @@ SCHEMA = {
                 "version": {"type": "string"},
                 "divisor": {"type": "integer"},
                 "namespace": {"type": "string"},
+                "limits": {
+                    "type": "object",
+                    "properties": {"cpu": {"type": "integer"}},
+                },
                 "expires": {"type": "string", "format": "date-time"},
                 "grace": {"type": "string", "format": "duration"},
                 "immutableId": {
@@ -274,6 +284,12 @@ def test_a_resource_passing_every_library_rule_is_accepted(api, rules_url):
             "spec",
             "FieldValueInvalid",
             'Invalid value: "object": division by zero evaluating rule: divisor too large',
+        ),
+        (
+            {"limits": {"cpu": 16}},
+            "spec.limits.cpu",
+            "FieldValueInvalid",
+            'Invalid value: "object": at most 8 cpus',
         ),
         (
             {"namespace": "kube-system"},

@@ -8,6 +8,7 @@ import cel
 import pytest
 
 from kapi.cel import cost as costs
+from kapi.cel.optional import rewritten
 from kapi.cel.parser import ParseError, parse
 from kapi.cel.rules import compile_rules
 
@@ -93,3 +94,30 @@ def test_cost_message_factors():
     assert "factor of 2.5x" in costs.cost_message("x", 25, 10)
     assert "factor of 1.200000x" in costs.cost_message("x", 12, 10)
     assert "factor of more than 100x" in costs.cost_message("x", 2000, 10)
+
+
+@pytest.mark.parametrize(
+    ("rule", "value", "expected"),
+    [
+        ("self.?a.?b.orValue(5)", {"a": {"b": 1}}, 1),
+        ("self.?a.?b.orValue(5)", {"a": {}}, 5),
+        ("self.?a.?b.orValue(5)", {}, 5),
+        ("self.?a.b.orValue(5)", {}, 5),
+        ("self.m[?'k'].orValue('none')", {"m": {"k": "v"}}, "v"),
+        ("self.l[?3].hasValue()", {"l": [1]}, False),
+        ("self.?a.hasValue() == has(self.a)", {"a": 1}, True),
+    ],
+)
+def test_optional_syntax_runs_through_the_rewrite(rule, value, expected):
+    """The cel package does not parse ``.?``/``[?``; the rewrite keeps CEL's meaning."""
+    from kapi.cel.library import new_context
+
+    program = cel.compile(rewritten(parse(rule)))
+    assert program.execute(new_context({"self": value})) == expected
+
+
+def test_rewrite_keeps_literals_as_written():
+    source = (
+        "self.?x.orValue(1u) == 1u && r'\\d' != '' && b'\\x00' != b'' && 0x1F == 31"
+    )
+    assert "1u" in rewritten(parse(source)) and "0x1F" in rewritten(parse(source))
