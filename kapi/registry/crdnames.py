@@ -16,6 +16,7 @@ still wait for a name when another CRD releases names (deleted or renamed).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 Object = dict[str, Any]
+log = logging.getLogger(__name__)
 _GROUP = "apiextensions.k8s.io"
 _RESOURCE = "customresourcedefinitions"
 
@@ -158,9 +160,10 @@ def reconcile_waiting(registry=None) -> list[str]:
         try:
             updated = registry.update_with(crd_type, "", name, lambda obj: obj)
         except errors.StatusError as exc:
-            if exc.code in (404, 409):
-                continue
-            raise
+            # Gone, changed meanwhile (next pass) or no longer valid: skip it.
+            if exc.code not in (404, 409):
+                log.warning("cannot reconsider the names of CRD %s: %s", name, exc)
+            continue
         if not crds_waiting_for_names([updated]):
             settled.append(name)
     return settled

@@ -121,3 +121,46 @@ def test_rewrite_keeps_literals_as_written():
         "self.?x.orValue(1u) == 1u && r'\\d' != '' && b'\\x00' != b'' && 0x1F == 31"
     )
     assert "1u" in rewritten(parse(source)) and "0x1F" in rewritten(parse(source))
+
+
+def test_crd_update_ratchets_rules_of_unchanged_versions():
+    """A CRD stored under older checks can still be updated (labels, status)
+    while its schema is unchanged; changing the schema applies the checks."""
+    from kapi.registry.types.customresourcedefinitions import (
+        CustomResourceDefinitionStrategy,
+    )
+
+    rule = "self.f.all(a, self.f.exists(b, a.contains(b)))"
+    crd = {
+        "metadata": {"name": "things.r.example.com"},
+        "spec": {
+            "group": "r.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "things", "kind": "Thing"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": _schema(
+                            rule, {"type": "array", "items": {"type": "string"}}
+                        )
+                    },
+                }
+            ],
+        },
+    }
+    strategy = CustomResourceDefinitionStrategy()
+    assert strategy.validate(crd)  # too expensive for a new CRD
+    assert strategy.validate_update(crd, crd) == []
+    changed = {
+        **crd,
+        "spec": {**crd["spec"], "versions": [dict(crd["spec"]["versions"][0])]},
+    }
+    changed["spec"]["versions"][0]["schema"] = {
+        "openAPIV3Schema": _schema(
+            rule + " || true", {"type": "array", "items": {"type": "string"}}
+        )
+    }
+    assert strategy.validate_update(changed, crd)

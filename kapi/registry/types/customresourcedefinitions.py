@@ -189,6 +189,31 @@ def _selectable_fields(fields: list, schema: dict, at: str) -> list[Cause]:
     return causes
 
 
+def _ratchet_rules(causes: list[Cause], spec: dict, old_spec: dict) -> list[Cause]:
+    """Rules a version already had keep being accepted (kube ratchets CEL
+    compilation and cost checks on update): drop causes about the rules of a
+    version whose schema is unchanged, so status writes and unrelated edits of
+    a CRD stored under older checks still go through."""
+    old_schemas = {
+        v.get("name"): (v.get("schema") or {}).get("openAPIV3Schema")
+        for v in old_spec.get("versions") or ()
+    }
+    unchanged = {
+        f"spec.versions[{i}].schema.openAPIV3Schema"
+        for i, v in enumerate(spec.get("versions") or ())
+        if (v.get("schema") or {}).get("openAPIV3Schema") == old_schemas.get(v.get("name"))
+    }
+
+    def ratcheted(cause: Cause) -> bool:
+        return any(
+            cause.field == prefix
+            or (cause.field.startswith(prefix) and "x-kubernetes-validations" in cause.field)
+            for prefix in unchanged
+        )
+
+    return [c for c in causes if not ratcheted(c)]
+
+
 class CustomResourceDefinitionStrategy(Strategy):
     status_subresource = True
 
@@ -414,8 +439,8 @@ class CustomResourceDefinitionStrategy(Strategy):
         return causes
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        causes = self.validate(obj)
         spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+        causes = _ratchet_rules(self.validate(obj), spec, old_spec)
         if spec.get("group") != old_spec.get("group"):
             causes.append(
                 Cause(
