@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from kapi.schema.enums import ENUMS
 from kapi.schema.typeschema import TypeSchema
 
 if TYPE_CHECKING:
@@ -60,7 +61,26 @@ def builtin_definitions() -> dict[str, dict[str, Any]]:
             {"type": ["number", "null"]},
         ],
     }
+    _add_enums(defs)
     return defs
+
+
+def _add_enums(defs: dict[str, dict[str, Any]]) -> None:
+    """Put ``kapi.schema.enums`` into the definitions (on ``items`` for a list).
+    A nullable field also takes ``null`` (an omitted value). MUTATES ``defs``."""
+    for name, fields in ENUMS.items():
+        properties = dict(defs[name]["properties"])
+        for field, values in fields.items():
+            prop = dict(properties[field])
+            types = prop.get("type")
+            target = prop
+            if types == "array" or (isinstance(types, list) and "array" in types):
+                target = prop["items"] = dict(prop["items"])
+            kinds = target.get("type")
+            nullable = isinstance(kinds, list) and "null" in kinds
+            target["enum"] = [*values, None] if nullable else list(values)
+            properties[field] = prop
+        defs[name] = {**defs[name], "properties": properties}
 
 
 @functools.cache

@@ -195,15 +195,6 @@ class ServiceStrategy(Strategy):
                             f"{at}.nodePort",
                         )
                     )
-            protocol = port.get("protocol", "TCP")
-            if protocol not in ("TCP", "UDP", "SCTP"):
-                causes.append(
-                    Cause(
-                        "FieldValueNotSupported",
-                        f'Unsupported value: "{protocol}": supported values: "SCTP", "TCP", "UDP"',
-                        f"{at}.protocol",
-                    )
-                )
         return causes
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
@@ -330,14 +321,6 @@ class IngressStrategy(Strategy):
                         Cause(
                             "FieldValueRequired",
                             "Required value: pathType must be specified",
-                            f"{at}.pathType",
-                        )
-                    )
-                elif kind not in ("Exact", "Prefix", "ImplementationSpecific"):
-                    causes.append(
-                        Cause(
-                            "FieldValueNotSupported",
-                            f'Unsupported value: "{kind}": supported values: "Exact", "ImplementationSpecific", "Prefix"',
                             f"{at}.pathType",
                         )
                     )

@@ -92,15 +92,6 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
                     )
                 )
             names.add(name or "")
-            pull = c.get("imagePullPolicy")
-            if pull is not None and pull not in ("Always", "IfNotPresent", "Never"):
-                causes.append(
-                    Cause(
-                        "FieldValueNotSupported",
-                        f'Unsupported value: "{pull}": supported values: "Always", "IfNotPresent", "Never"',
-                        f"{at}.imagePullPolicy",
-                    )
-                )
             if not c.get("image"):
                 causes.append(
                     Cause("FieldValueRequired", "Required value", f"{at}.image")
@@ -117,15 +108,8 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
                 causes += _port_range(
                     port.get("containerPort"), f"{at}.ports[{j}].containerPort"
                 )
-    policy = spec.get("restartPolicy")
-    if policy is not None and policy not in ("Always", "OnFailure", "Never"):
-        causes.append(
-            Cause(
-                "FieldValueNotSupported",
-                f'Unsupported value: "{policy}": supported values: "Always", "OnFailure", "Never"',
-                f"{path}.restartPolicy",
-            )
-        )
+    # Enum fields (imagePullPolicy, restartPolicy, ...) are checked by the schema
+    # (kapi.schema.enums).
     return causes
 
 
