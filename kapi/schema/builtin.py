@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from kapi.schema.enums import ENUMS
+from kapi.schema.keydefaults import KEY_DEFAULTS
 from kapi.schema.typeschema import TypeSchema
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def builtin_definitions() -> dict[str, dict[str, Any]]:
         ],
     }
     _add_enums(defs)
+    _add_key_defaults(defs)
     return defs
 
 
@@ -80,6 +82,15 @@ def _add_enums(defs: dict[str, dict[str, Any]]) -> None:
             nullable = isinstance(kinds, list) and "null" in kinds
             target["enum"] = [*values, None] if nullable else list(values)
             properties[field] = prop
+        defs[name] = {**defs[name], "properties": properties}
+
+
+def _add_key_defaults(defs: dict[str, dict[str, Any]]) -> None:
+    """Put ``kapi.schema.keydefaults`` into the definitions. MUTATES ``defs``."""
+    for name, fields in KEY_DEFAULTS.items():
+        properties = dict(defs[name]["properties"])
+        for field, value in fields.items():
+            properties[field] = {**properties[field], "default": value}
         defs[name] = {**defs[name], "properties": properties}
 
 

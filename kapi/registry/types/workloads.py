@@ -17,7 +17,6 @@ from typing import Any
 from kapi.errors import Cause
 from kapi.registry.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
-from kapi.registry.types.networking import dedupe_ports
 from kapi.selectors import label_selector_matches
 
 __all__ = [
@@ -135,8 +134,6 @@ def _default_pod_spec(spec: Any) -> None:
             c.setdefault("terminationMessagePath", "/dev/termination-log")
             c.setdefault("terminationMessagePolicy", "File")
             c.setdefault("resources", {})
-            if isinstance(c.get("ports"), list):
-                c["ports"] = dedupe_ports(c["ports"], "containerPort")
             for port in c.get("ports") or ():
                 if isinstance(port, dict):
                     port.setdefault("protocol", "TCP")
