@@ -246,3 +246,23 @@ def test_kubectl_autoscale_and_get(kapi_server, api, namespace):
         "jsonpath={.apiVersion} {.spec.targetCPUUtilizationPercentage} {.spec.maxReplicas}",
     ).stdout
     assert v1 == "autoscaling/v1 65 7"
+
+
+def test_v1_create_sets_no_status_through_annotations(api, namespace):
+    conditions = [{"type": "AbleToScale", "status": "True"}]
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {
+            "name": "sneaky",
+            "annotations": {
+                "autoscaling.alpha.kubernetes.io/conditions": json.dumps(conditions)
+            },
+        },
+        "spec": {"scaleTargetRef": _ref(), "maxReplicas": 2},
+    }
+    created = api.post(_base(namespace, "v1"), body)
+    assert created.status_code == 201, created.text
+    assert "annotations" not in created.json()["metadata"]
+    v2 = api.get(f"{_base(namespace, 'v2')}/sneaky").json()
+    assert "status" not in v2 and "annotations" not in v2["metadata"]

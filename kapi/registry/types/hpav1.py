@@ -32,28 +32,35 @@ def _default(obj: Object) -> None:
         spec.setdefault("minReplicas", 1)
 
 
+def _keep_status_annotations(obj: Object, old: Object) -> None:
+    """The status annotations of ``obj`` become those of ``old``. MUTATES ``obj``."""
+    old_notes = (old.get("metadata") or {}).get("annotations") or {}
+    meta = obj.setdefault("metadata", {})
+    notes = {
+        k: v
+        for k, v in (meta.get("annotations") or {}).items()
+        if k not in _STATUS_ANNOTATIONS
+    }
+    notes.update({k: v for k, v in old_notes.items() if k in _STATUS_ANNOTATIONS})
+    if notes:
+        meta["annotations"] = notes
+    else:
+        meta.pop("annotations", None)
+
+
 class HorizontalPodAutoscalerV1Strategy(HorizontalPodAutoscalerStrategy):
     def prepare_for_create(self, obj: Object) -> None:
+        """No status on create, not even the part of it that rides in annotations."""
         obj.pop("status", None)
         _default(obj)
+        _keep_status_annotations(obj, {})
 
     def prepare_for_update(self, obj: Object, old: Object) -> None:
         """Status is the stored one: with it go the annotations that hold the part
         of it v1 has no field for."""
         Strategy.prepare_for_update(self, obj, old)
         _default(obj)
-        old_notes = (old.get("metadata") or {}).get("annotations") or {}
-        meta = obj.setdefault("metadata", {})
-        notes = {
-            k: v
-            for k, v in (meta.get("annotations") or {}).items()
-            if k not in _STATUS_ANNOTATIONS
-        }
-        notes.update({k: v for k, v in old_notes.items() if k in _STATUS_ANNOTATIONS})
-        if notes:
-            meta["annotations"] = notes
-        else:
-            meta.pop("annotations", None)
+        _keep_status_annotations(obj, old)
 
     def to_storage(self, obj: Object, version: str) -> Object:
         try:
@@ -68,6 +75,4 @@ class HorizontalPodAutoscalerV1Strategy(HorizontalPodAutoscalerStrategy):
         try:
             return super().table_cells(v2_from_v1(obj))
         except ConversionError:
-            return super().table_cells(
-                {**obj, "spec": {**obj.get("spec", {}), "metrics": []}}
-            )
+            return super().table_cells({**obj, "metadata": {}})
