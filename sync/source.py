@@ -88,6 +88,8 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         return min(interval, 30.0)
 
     old = ((repo.get("status") or {}).get("artifact") or {}).get("revision")
+    # A new spec (e.g. spec.ignore) changes what the Syncs render, as a new revision does.
+    changed = old != revision or (repo.get("status") or {}).get("observedGeneration") != generation
 
     def ready(status: dict) -> None:
         artifact = status.get("artifact") or {}
@@ -101,7 +103,7 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         status["url"] = spec.get("url") or f"/git/{namespace}/{name}.git"
 
     update_status(rt, namespace, name, ready, registry)
-    if old != revision:
+    if changed:
         for sync in syncs_of(namespace, name, registry):
             queue.request(queue.SYNC, namespace, sync["metadata"]["name"], "revision")
     return interval if spec.get("url") else None
