@@ -40,6 +40,7 @@ __all__ = [
     "fetch_mirror",
     "hosted_path",
     "mirror_path",
+    "quarantine_env",
     "resolve",
     "tree_id",
 ]
@@ -112,15 +113,39 @@ def _open(path: Path, env: dict[str, str] | None = None) -> Iterator[git.Repo]:
 
 
 _HOOK = """#!/bin/sh
-# Validate-on-push: render and dry-run the new revision as each Sync would.
-exec {python} {manage} sync pre-receive {namespace} {name}
+# Validate-on-push: the API server renders and dry-runs the new revision as
+# each Sync would (sync/prereceive_hook.py asks it; no Django boots here).
+exec {python} -I -S {hook} {namespace} {name}
 """
+
+
+def _hook_text(namespace: str, name: str) -> str:
+    hook = Path(__file__).resolve().parent / "prereceive_hook.py"
+    return _HOOK.format(python=sys.executable, hook=hook, namespace=namespace, name=name)
+
+
+def _install_hook(repo_dir: Path, namespace: str, name: str) -> None:
+    """Write the pre-receive hook unless it is already this one (repositories
+    made by an older kapi get the current hook on their next use)."""
+    hook = repo_dir / "hooks" / "pre-receive"
+    text = _hook_text(namespace, name)
+    try:
+        if hook.read_text() == text:
+            return
+    except OSError:
+        pass
+    hook.parent.mkdir(exist_ok=True)
+    tmp = hook.with_name(f".pre-receive-{os.getpid()}")
+    tmp.write_text(text)
+    tmp.chmod(0o755)
+    os.replace(tmp, hook)
 
 
 def ensure_hosted(namespace: str, name: str, branch: str = "main") -> Path:
     """The hosted bare repository, created on first use with its pre-receive hook."""
     path = hosted_path(namespace, name)
     if (path / "HEAD").exists():
+        _install_hook(path, namespace, name)
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=path.parent))
@@ -129,15 +154,25 @@ def ensure_hosted(namespace: str, name: str, branch: str = "main") -> Path:
         cfg.set_value("http", "receivepack", "true")
         cfg.set_value("receive", "denyDeleteCurrent", "true")
     repo.close()
-    manage = Path(__file__).resolve().parents[1] / "manage.py"
-    hook = tmp / "hooks" / "pre-receive"
-    hook.write_text(_HOOK.format(python=sys.executable, manage=manage, namespace=namespace, name=name))
-    hook.chmod(0o755)
+    _install_hook(tmp, namespace, name)
     try:
         os.rename(tmp, path)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)  # created meanwhile by another process
     return path
+
+
+def quarantine_env(repo_dir: Path, quarantine: str) -> dict[str, str] | None:
+    """git's environment to read a push still in quarantine (objects that
+    pre-receive sees but the repository does not have yet), or None when
+    ``quarantine`` is not this repository's own quarantine directory."""
+    objects = (repo_dir / "objects").resolve()
+    if not quarantine:
+        return {}
+    path = Path(quarantine).resolve()
+    if path.parent != objects or "incoming-" not in path.name or not path.is_dir():
+        return None
+    return {"GIT_OBJECT_DIRECTORY": str(path), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects)}
 
 
 #: The local clone mirrors the remote's branches and tags under the same names.
