@@ -30,6 +30,8 @@ class BasicAuthGitServer:
         self.accepted = accepted
         #: (user, password-was-accepted) of every request that sent credentials
         self.attempts: list[tuple[str, bool]] = []
+        #: response sizes of the upload-pack POSTs (the packs sent to fetches)
+        self.pack_bytes: list[int] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -70,6 +72,8 @@ class BasicAuthGitServer:
                         status = int(value.split()[0])
                     elif key:
                         headers.append((key.strip(), value.strip()))
+                if self.command == "POST" and path.endswith("/git-upload-pack"):
+                    server.pack_bytes.append(len(payload))
                 self.send_response(status)
                 for key, value in headers:
                     self.send_header(key, value)
@@ -138,6 +142,7 @@ class SshGitServer:
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             await process.redirect(stdin=local.stdin, stdout=local.stdout, stderr=local.stderr)
             process.exit(await local.wait())
+            await process.wait_closed()
 
         async def start() -> None:
             self.acceptor = await asyncssh.listen(
