@@ -12,6 +12,8 @@ needs, and nothing outlives it:
   with ``StrictHostKeyChecking=yes``, removed as soon as the fetch ends. An
   ssh fetch without ``known_hosts`` fails: a host key is never trusted on
   first use.
+* ``ca.crt`` (Flux's key; ``caFile`` too): the CA bundle an https server's
+  certificate must chain to, in the same private directory (``GIT_SSL_CAINFO``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class GitCredentials:
     password: str = ""
     identity: str = ""
     known_hosts: str = ""
+    ca: str = ""
 
     @classmethod
     def from_secret(cls, data: dict[str, str]) -> GitCredentials:
@@ -45,6 +48,7 @@ class GitCredentials:
             password=data.get("password") or data.get("token", ""),
             identity=data.get("identity", ""),
             known_hosts=data.get("known_hosts", ""),
+            ca=data.get("ca.crt") or data.get("caFile", ""),
         )
 
     def secrets(self) -> list[str]:
@@ -55,7 +59,8 @@ class GitCredentials:
 @contextmanager
 def git_auth_env(creds: GitCredentials | None) -> Iterator[dict[str, str]]:
     # Never ask a terminal, never use a credential helper of the machine.
-    env = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o StrictHostKeyChecking=yes"}
     if creds is None:
         yield env
         return
@@ -65,23 +70,28 @@ def git_auth_env(creds: GitCredentials | None) -> Iterator[dict[str, str]]:
             "KAPI_GIT_USERNAME": creds.username or "git",
             "KAPI_GIT_PASSWORD": creds.password,
         })
-    if not creds.identity:
-        env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o StrictHostKeyChecking=yes"
+    if not (creds.identity or creds.ca):
         yield env
         return
-    private = Path(tempfile.mkdtemp(prefix="kapi-ssh-"))  # 0700
+    private = Path(tempfile.mkdtemp(prefix="kapi-git-"))  # 0700
     try:
-        key = private / "identity"
-        hosts = private / "known_hosts"
-        for path, text in ((key, creds.identity), (hosts, creds.known_hosts)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as out:
-                out.write(text if text.endswith("\n") else text + "\n")
-        env["GIT_SSH_COMMAND"] = " ".join([
-            "ssh", "-F", os.devnull, "-i", shlex.quote(str(key)), "-o", "IdentitiesOnly=yes",
-            "-o", f"UserKnownHostsFile={shlex.quote(str(hosts))}", "-o", "GlobalKnownHostsFile=/dev/null",
-            "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes",
-        ])
+        if creds.ca:
+            env["GIT_SSL_CAINFO"] = str(_private_file(private / "ca.crt", creds.ca))
+        if creds.identity:
+            key = _private_file(private / "identity", creds.identity)
+            hosts = _private_file(private / "known_hosts", creds.known_hosts)
+            env["GIT_SSH_COMMAND"] = " ".join([
+                "ssh", "-F", os.devnull, "-i", shlex.quote(str(key)), "-o", "IdentitiesOnly=yes",
+                "-o", f"UserKnownHostsFile={shlex.quote(str(hosts))}", "-o", "GlobalKnownHostsFile=/dev/null",
+                "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes",
+            ])
         yield env
     finally:
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _private_file(path: Path, text: str) -> Path:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text if text.endswith("\n") else text + "\n")
+    return path

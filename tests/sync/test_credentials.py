@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from sync_git_servers import BasicAuthGitServer, SshGitServer
-from sync_gitops import create, unique, wait_for
+from sync_gitops import Work, create, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 PASSWORD = "pw-Secret-7f3a9"
@@ -83,9 +83,9 @@ def _applied(server, ns: str):
     return lambda: ((_get(server, "configmap", "from-remote", "-n", ns) or {}).get("data") or {}).get("v") == "1"
 
 
-def _failed(server, ns: str) -> dict:
+def _failed(server, ns: str, name: str = "app") -> dict:
     def ready_false():
-        repo = _get(server, "gitrepository", "app", "-n", ns) or {}
+        repo = _get(server, "gitrepository", name, "-n", ns) or {}
         ready = next((c for c in (repo.get("status") or {}).get("conditions") or [] if c["type"] == "Ready"), {})
         return ready if ready.get("status") == "False" else None
     return wait_for(ready_false, timeout=30, what="the fetch to fail")
@@ -160,3 +160,41 @@ def test_ssh_key_not_authorized(kapi_server, ssh_server, upstream):
                  known_hosts=ssh_server.known_hosts_line())
     ready = _failed(kapi_server, ns)
     assert "Permission denied (publickey)" in ready["message"]
+
+
+def test_https_to_kapi_hosted_git_with_token_and_ca(kapi_server, tmp_path):
+    """A remote over real HTTPS with a private CA: kapi's own hosted git of
+    another GitRepository, whose password is an API bearer token. ``ca.crt``
+    in the Secret is the trust anchor; without it, or with a bad token, the
+    fetch fails with git's reason."""
+    ns = unique("creds-tls")
+    create(kapi_server,
+           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "origin", "namespace": ns}, "spec": {}})
+    work = Work(kapi_server, ns, "origin", tmp_path / "origin")
+    work.write("deploy/cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-remote"},
+                                  "data": {"v": "1"}})
+    work.push("for the https remote")
+    url = f"{kapi_server.url}/git/{ns}/origin.git"
+    ca = kapi_server.ca_path.read_text()
+
+    def remote(name: str, **secret: str) -> None:
+        create(kapi_server, _secret(name, ns, **secret),
+               {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": name, "namespace": ns},
+                "spec": {"url": url, "interval": "1h", "secretRef": {"name": name}}},
+               {"apiVersion": API, "kind": "Sync", "metadata": {"name": name, "namespace": ns},
+                "spec": {"sourceRef": {"name": name}, "path": "deploy"}})
+
+    remote("app", username="anyone", password=kapi_server.token, **{"ca.crt": ca})
+    wait_for(_applied(kapi_server, ns), timeout=30, what="the ConfigMap fetched over https")
+    head = work.git("rev-parse", "HEAD").stdout.strip()
+    app = _get(kapi_server, "gitrepository", "app", "-n", ns)
+    assert app["status"]["artifact"]["revision"] == f"main@sha1:{head}"
+
+    remote("untrusted", token=kapi_server.token)
+    ready = _failed(kapi_server, ns, "untrusted")
+    assert "certificate" in ready["message"]
+    remote("badtoken", token="not-" + kapi_server.token, **{"ca.crt": ca})
+    ready = _failed(kapi_server, ns, "badtoken")
+    assert "Authentication failed" in ready["message"]
+    _assert_nowhere(kapi_server, ns, kapi_server.token)
