@@ -22,7 +22,7 @@ import shutil
 import sys
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,7 +81,8 @@ def mirror_path(namespace: str, name: str) -> Path:
 _ADVICE = ("Please make sure you have the correct access rights", "and the repository exists.")
 
 
-def _message(exc: git.GitCommandError, secrets: list[str] = (), progress: git.RemoteProgress | None = None) -> str:
+def _message(exc: git.GitCommandError, secrets: Sequence[str] = (),
+             progress: git.RemoteProgress | None = None) -> str:
     """git's own stderr (GitPython quotes it; a fetch's ``progress`` keeps the lines
     that are not ``fatal:``/``error:``, such as ssh's), its last lines, secrets blanked."""
     raw = str(exc.stderr or "").strip().removeprefix("stderr:").strip()
