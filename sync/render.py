@@ -6,12 +6,13 @@ sorted order (multi-document YAML, ``kind: List`` expanded); a directory with a
 trusts the repository: paths that leave the checkout (``..``, symlinks), files
 above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
-messages naming the file, never raised as anything else.
+messages naming the file, never raised as anything else. Files matching the
+GitRepository's ``spec.ignore`` (gitignore syntax, via ``pathspec``) are not
+rendered.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import shutil
@@ -19,9 +20,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pathspec
 import yaml
 
-__all__ = ["MAX_FILE_BYTES", "RenderError", "render"]
+__all__ = ["MAX_FILE_BYTES", "RenderError", "ignore_spec", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_OBJECTS = 20_000
@@ -46,28 +48,14 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def _ignored(rel: str, patterns: list[str]) -> bool:
-    parts = rel.split("/")
-    for pattern in patterns:
-        anchored = pattern.startswith("/")
-        pat = pattern.strip("/")
-        if anchored and (fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat + "/*")):
-            return True
-        if not anchored and any(
-            fnmatch.fnmatch("/".join(parts[i:j]), pat)
-            for i in range(len(parts))
-            for j in range(i + 1, len(parts) + 1)
-        ):
-            return True
-    return False
-
-
-def _patterns(ignore: str | None) -> list[str]:
-    return [
-        line.strip()
-        for line in (ignore or "").splitlines()
-        if line.strip() and not line.strip().startswith("#")
-    ]
+def ignore_spec(ignore: str | None) -> pathspec.PathSpec | None:
+    """``spec.ignore`` (multi-line gitignore syntax, paths from the repository
+    root, as Flux's): comments, ``/``-anchored and directory patterns, ``**``,
+    and ``!`` negations, where the last matching pattern decides."""
+    lines = (ignore or "").splitlines()
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[str, Any]]:
@@ -88,13 +76,13 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
             if (base / name).is_file():
                 return _kustomize(root, base)
         files = []
-        patterns = _patterns(ignore)
+        ignored = ignore_spec(ignore)
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 file = Path(dirpath) / filename
                 relname = file.relative_to(root).as_posix()
-                if not filename.endswith(_SUFFIXES) or _ignored(relname, patterns):
+                if not filename.endswith(_SUFFIXES) or (ignored and ignored.match_file(relname)):
                     continue
                 files.append(file)
     objects: list[dict[str, Any]] = []
