@@ -3,7 +3,8 @@
 Roles, ClusterRoles, RoleBindings and ClusterRoleBindings are read from storage
 into a per-process ``PolicyIndex``: for each namespace ("" for
 ClusterRoleBindings) a map from subject (``User``/``Group`` name) to the rules
-its bindings grant, with ClusterRole aggregation (``aggregationRule``) resolved.
+its bindings grant. An aggregating ClusterRole's rules are read from ``.rules``,
+where the aggregation controller (``kapi.lifecycle.aggregation``) writes them.
 A request is allowed when any rule of a binding in its namespace or of a
 ClusterRoleBinding matching the user or one of its groups allows it; there is no
 deny. The index is rebuilt when storage holds a newer RBAC change, checked at
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from kapi.auth.attributes import Attributes
 from kapi.auth.rules import rule_allows
 from kapi.auth.user import SERVICE_ACCOUNT_PREFIX, UserInfo
-from kapi.selectors import label_selector_matches
 
 __all__ = [
     "FRESHNESS_SECONDS",
@@ -71,42 +71,6 @@ class PolicyIndex:
         return out
 
 
-
-
-def aggregated_rules(cluster_roles: dict[str, dict]) -> dict[str, list[dict]]:
-    """The effective rules of every ClusterRole: its own, or for one with an
-    ``aggregationRule`` the union of the effective rules of the ClusterRoles it
-    selects (transitively: ``edit`` takes in ``view``, as kube's controller
-    converges to)."""
-    out: dict[str, list[dict]] = {}
-
-    def resolve(name: str, visiting: frozenset[str]) -> list[dict]:
-        if name in out:
-            return out[name]
-        role = cluster_roles[name]
-        aggregation = role.get("aggregationRule")
-        if not aggregation:
-            out[name] = list(role.get("rules") or [])
-            return out[name]
-        rules: list[dict] = []
-        for selector in aggregation.get("clusterRoleSelectors") or []:
-            for other_name, other in sorted(cluster_roles.items()):
-                if other_name == name or other_name in visiting:
-                    continue
-                labels = (other.get("metadata") or {}).get("labels") or {}
-                if label_selector_matches(selector, labels):
-                    for r in resolve(other_name, visiting | {name}):
-                        if r not in rules:
-                            rules.append(r)
-        if not visiting:
-            out[name] = rules
-        return rules
-
-    for name in cluster_roles:
-        resolve(name, frozenset())
-    return out
-
-
 def _subject_keys(subject: dict, binding_ns: str) -> tuple[str, str] | None:
     kind = subject.get("kind")
     name = subject.get("name", "")
@@ -127,8 +91,11 @@ def build_index(
     cluster_bindings: list[dict],
     revision: int = -1,
 ) -> PolicyIndex:
-    crs = {r["metadata"]["name"]: r for r in cluster_roles}
-    cr_rules = aggregated_rules(crs)
+    # ``.rules`` as stored, as kube reads them: for an aggregating ClusterRole the
+    # aggregation controller (and the bootstrap) keep them the union it selects.
+    cr_rules = {
+        r["metadata"]["name"]: list(r.get("rules") or []) for r in cluster_roles
+    }
     role_rules = {
         (r["metadata"].get("namespace", ""), r["metadata"]["name"]): list(
             r.get("rules") or []

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from kapi.auth.aggregation import aggregated_rules, converged
 from kapi.auth.attributes import Attributes, forbidden_message
 from kapi.auth.inflight import InFlightLimiter
-from kapi.auth.rbac import aggregated_rules, authorize, build_index
+from kapi.auth.rbac import authorize, build_index
 from kapi.auth.rules import compact_string, covers, rule_allows
 from kapi.auth.user import UserInfo
 
@@ -59,7 +60,7 @@ def test_covers_and_compact_string() -> None:
     )
 
 
-def test_aggregation_is_transitive() -> None:
+def test_aggregation_chains_converge() -> None:
     roles = {
         "view": {
             "metadata": {"labels": {"e": "1"}},
@@ -74,7 +75,12 @@ def test_aggregation_is_transitive() -> None:
             "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}],
         },
     }
-    assert aggregated_rules(roles)["edit"] == roles["r"]["rules"]
+    # One pass takes in what the selected roles hold now; chains converge.
+    assert aggregated_rules("edit", roles) == []
+    assert aggregated_rules("view", roles) == roles["r"]["rules"]
+    done = converged(roles)
+    assert done["edit"]["rules"] == roles["r"]["rules"]
+    assert done["view"]["rules"] == roles["r"]["rules"]
 
 
 def test_bindings_by_group_and_namespace() -> None:
@@ -123,3 +129,4 @@ def test_yaml_guard_allows_ordinary_documents(doc: bytes) -> None:
     from kapi.api.limits import check_yaml
 
     check_yaml(doc)
+
