@@ -21,7 +21,7 @@ from kapi.api.request_info import parse_request_path, verb_for
 from kapi.auth import access, audit
 from kapi.auth.attributes import Attributes, forbidden
 from kapi.auth.impersonation import impersonate
-from kapi.auth.inflight import limiter
+from kapi.auth.inflight import is_long_running, limiter
 
 __all__ = ["KubernetesAccess", "finish", "request_attributes", "start"]
 
@@ -71,11 +71,12 @@ class KubernetesAccess(BasePermission):
             user = impersonated
         attrs = request_attributes(request, user, getattr(view, "resource_view", False))
         raw.kapi_attrs = attrs
-        if not limiter().acquire(user.username):
-            raise errors.too_many_requests(
-                "Too many requests, please try again later.", retry_after=1
-            )
-        raw.kapi_inflight = user.username
+        if not is_long_running(attrs):
+            if not limiter().acquire(user.username):
+                raise errors.too_many_requests(
+                    "Too many requests, please try again later.", retry_after=1
+                )
+            raw.kapi_inflight = user.username
         if not access.allowed(attrs):
             raw.kapi_decision = "forbid"
             raise forbidden(attrs)

@@ -7,7 +7,7 @@ import pytest
 
 from kapi.auth.aggregation import aggregated_rules, converged
 from kapi.auth.attributes import Attributes, forbidden_message
-from kapi.auth.inflight import InFlightLimiter
+from kapi.auth.inflight import InFlightLimiter, is_long_running
 from kapi.auth.rbac import authorize, build_index
 from kapi.auth.rules import compact_string, covers, rule_allows
 from kapi.auth.user import UserInfo
@@ -130,3 +130,12 @@ def test_yaml_guard_allows_ordinary_documents(doc: bytes) -> None:
 
     check_yaml(doc)
 
+
+def test_long_running_requests_as_kube() -> None:
+    """kube's BasicLongRunningRequestCheck: watch/proxy verbs and the streaming
+    subresources; an ordinary get or list is not."""
+    assert is_long_running(_attrs("watch", "pods"))
+    assert is_long_running(_attrs("get", "pods", name="p", sub="log"))
+    assert is_long_running(_attrs("create", "pods", name="p", sub="exec"))
+    assert not is_long_running(_attrs("list", "pods"))
+    assert not is_long_running(_attrs("get", "pods", name="p", sub="status"))
