@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 FRESHNESS_SECONDS = 0.25
+_MEMO_ENTRIES = 10_000
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,15 @@ class PolicyIndex:
     grants: dict[str, dict[tuple[str, str], list[_Grant]]] = field(default_factory=dict)
     revision: int = -1
 
-    def subject_grants(self, user: UserInfo, namespace: str) -> list[_Grant]:
+    # (username, groups, namespace) -> grants: the lookup of a caller's bindings,
+    # made once per index (a new index starts empty) and bounded.
+    _memo: dict[tuple, tuple[_Grant, ...]] = field(default_factory=dict, repr=False)
+
+    def subject_grants(self, user: UserInfo, namespace: str) -> tuple[_Grant, ...]:
+        memo_key = (user.username, tuple(user.groups), namespace)
+        found = self._memo.get(memo_key)
+        if found is not None:
+            return found
         keys = [("User", user.username), *(("Group", g) for g in user.groups)]
         out: list[_Grant] = []
         for ns in ("", namespace) if namespace else ("",):
@@ -68,7 +77,10 @@ class PolicyIndex:
                 continue
             for key in keys:
                 out.extend(by_subject.get(key, ()))
-        return out
+        if len(self._memo) >= _MEMO_ENTRIES:
+            self._memo.clear()
+        self._memo[memo_key] = found = tuple(out)
+        return found
 
 
 def _subject_keys(subject: dict, binding_ns: str) -> tuple[str, str] | None:

@@ -139,3 +139,30 @@ def test_long_running_requests_as_kube() -> None:
     assert is_long_running(_attrs("create", "pods", name="p", sub="exec"))
     assert not is_long_running(_attrs("list", "pods"))
     assert not is_long_running(_attrs("get", "pods", name="p", sub="status"))
+
+
+def test_verified_token_cache_honours_keys_and_expiry() -> None:
+    """A cached verification counts only while its key is kept and its claims
+    are within exp/nbf; the least recently used entry goes first."""
+    import time
+
+    from kapi.auth.tokencache import VerifiedTokens
+
+    cache = VerifiedTokens(max_entries=2)
+    key = VerifiedTokens.key("tok", ["kapi"], "kapi")
+    assert key != VerifiedTokens.key("tok", ["other"], "kapi")
+    claims = {"sub": "a", "exp": time.time() + 60}
+    cache.put(key, claims, "k1")
+    assert cache.get(key, {"k1", "k2"}) == claims
+    assert cache.get(key, {"k2"}) is None  # key retired: gone for good
+    assert cache.get(key, {"k1"}) is None
+    expired = VerifiedTokens.key("old", None, "kapi")
+    cache.put(expired, {"sub": "b", "exp": time.time() - 1}, "k1")
+    assert cache.get(expired, {"k1"}) is None
+    early = VerifiedTokens.key("early", None, "kapi")
+    cache.put(early, {"sub": "c", "nbf": time.time() + 60}, "k1")
+    assert cache.get(early, {"k1"}) is None
+    for name in ("x", "y", "z"):
+        cache.put(VerifiedTokens.key(name, None, "i"), {"sub": name}, "k1")
+    assert cache.get(VerifiedTokens.key("x", None, "i"), {"k1"}) is None
+    assert cache.get(VerifiedTokens.key("z", None, "i"), {"k1"}) == {"sub": "z"}
