@@ -194,17 +194,21 @@ def invalidate() -> None:
 def index() -> PolicyIndex:
     """The current policy index, rebuilt when storage has newer RBAC objects."""
     now = time.monotonic()
-    if _state.index is not None and now - _state.checked_at < FRESHNESS_SECONDS:
-        return _state.index
-    revision = _revision()
-    _state.checked_at = now
     current = _state.index
-    if current is not None and current.revision == revision:
+    if current is not None and now - _state.checked_at < FRESHNESS_SECONDS:
         return current
+    revision = _revision()
+    if current is not None and current.revision == revision:
+        _state.checked_at = now
+        return current
+    # Only once the index is current does the check count as done: a thread
+    # arriving while another rebuilds checks too, and waits for the rebuild
+    # instead of answering from the index the change made stale.
     with _state.lock:
         if _state.index is None or _state.index.revision != revision:
             _state.index = _load(revision)
-    return _state.index
+        _state.checked_at = now
+        return _state.index
 
 
 def authorize(attrs: Attributes, policy: PolicyIndex | None = None) -> Decision:

@@ -166,3 +166,38 @@ def test_verified_token_cache_honours_keys_and_expiry() -> None:
         cache.put(VerifiedTokens.key(name, None, "i"), {"sub": name}, "k1")
     assert cache.get(VerifiedTokens.key("x", None, "i"), {"k1"}) is None
     assert cache.get(VerifiedTokens.key("z", None, "i"), {"k1"}) == {"sub": "z"}
+
+
+def test_index_is_not_answered_stale_while_rebuilding(monkeypatch) -> None:
+    """While one thread rebuilds the index after an RBAC change, another asking
+    for it waits for the new index instead of answering from the old one."""
+    import threading
+
+    from kapi.auth import rbac
+
+    old = rbac.PolicyIndex(revision=1)
+    building = threading.Event()
+    release = threading.Event()
+    revision = {"now": 2}
+
+    def load(rev: int) -> rbac.PolicyIndex:
+        building.set()
+        assert release.wait(10)
+        return rbac.PolicyIndex(revision=rev)
+
+    monkeypatch.setattr(rbac, "_state", rbac._State())
+    monkeypatch.setattr(rbac, "_revision", lambda: revision["now"])
+    monkeypatch.setattr(rbac, "_load", load)
+    rbac._state.index = old
+    got: dict[str, rbac.PolicyIndex] = {}
+    first = threading.Thread(target=lambda: got.setdefault("first", rbac.index()))
+    first.start()
+    assert building.wait(10)
+    second = threading.Thread(target=lambda: got.setdefault("second", rbac.index()))
+    second.start()
+    second.join(0.3)
+    assert second.is_alive(), "answered from the stale index during the rebuild"
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert got["first"].revision == got["second"].revision == 2
