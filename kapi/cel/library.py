@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 import cel
 from cel.stdlib import STDLIB_FUNCTIONS
 
-from kapi.cel.optional import FUNCTIONS as OPTIONAL_FUNCTIONS
+from kapi.cel.rewrite import FUNCTIONS as REWRITE_FUNCTIONS
 from kapi.validation import names
 
 __all__ = ["FUNCTIONS", "new_context"]
@@ -526,7 +526,7 @@ FORMAT_FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **STDLIB_FUNCTIONS,
-    **OPTIONAL_FUNCTIONS,
+    **REWRITE_FUNCTIONS,
     **QUANTITY_FUNCTIONS,
     **URL_FUNCTIONS,
     **IP_FUNCTIONS,

@@ -26,8 +26,8 @@ import cel
 
 from kapi.cel import cost as costs
 from kapi.cel.library import FUNCTIONS, new_context
-from kapi.cel.optional import rewritten, uses_optional_syntax
 from kapi.cel.parser import ParseError, parse, walk
+from kapi.cel.rewrite import needs_rewrite, rewritten
 from kapi.cel.values import to_cel
 from kapi.errors import Cause
 
@@ -72,7 +72,7 @@ def _compiled(text: str) -> _Rule:
         raise ValueError(
             f"compilation failed: ERROR: <input>: undeclared reference to '{problem}' (in container '')"
         )
-    source = rewritten(ast) if uses_optional_syntax(ast) else text
+    source = rewritten(ast) if needs_rewrite(ast) else text
     try:
         program = cel.compile(source)
     except Exception as exc:  # noqa: BLE001 - the library raises ValueError/RuntimeError

@@ -8,8 +8,8 @@ import cel
 import pytest
 
 from kapi.cel import cost as costs
-from kapi.cel.optional import rewritten
 from kapi.cel.parser import ParseError, parse
+from kapi.cel.rewrite import rewritten
 from kapi.cel.rules import compile_rules
 
 ACCEPTED = [
@@ -164,3 +164,20 @@ def test_crd_update_ratchets_rules_of_unchanged_versions():
         )
     }
     assert strategy.validate_update(changed, crd)
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("size(self.s) == 5", True),
+        ("self.s.size() == 5 && size(self.l) == 2 && self.m.size() == 1", True),
+        ("size(b'ab') == 2 && size('') == 0", True),
+    ],
+)
+def test_size_counts_code_points(rule, expected):
+    """CEL's size() of a string counts code points; the cel package counts bytes."""
+    from kapi.cel.library import new_context
+    from kapi.cel.rules import _compiled
+
+    value = {"s": "héllo", "l": [1, 2], "m": {"k": 1}}
+    assert _compiled(rule).program.execute(new_context({"self": value})) is expected

@@ -1,11 +1,16 @@
-"""CEL's optional field and index syntax (``a.?b``, ``m[?k]``), which the
-``cel`` package does not parse, rewritten into calls it can run.
+"""Rules rewritten for what the ``cel`` package does differently from cel-go.
 
-``a.?b`` is ``optional.of(a.b)`` when ``a`` has ``b`` and ``optional.none()``
-otherwise; a field or index read on such an optional applies to its value and
-stays optional (``a.?b.c``). A rule using the syntax is printed back from its
-AST with those reads as ``_optSelect``/``_optField``/``_optIndex`` calls;
-every other rule is compiled from its own text.
+* Optional field and index syntax (``a.?b``, ``m[?k]``), which it does not
+  parse: ``a.?b`` is ``optional.of(a.b)`` when ``a`` has ``b`` and
+  ``optional.none()`` otherwise; a field or index read on such an optional
+  applies to its value and stays optional (``a.?b.c``). Those reads become
+  ``_optSelect``/``_optField``/``_optIndex``/``_optAt`` calls.
+* ``size()`` of a string, which it counts in UTF-8 bytes where CEL counts
+  code points (``size("héllo")`` is 5): calls become ``_size``.
+
+A rule needing either is printed back from its AST (binary operators fully
+parenthesised, literals as written); every other rule is compiled from its
+own text.
 """
 
 from __future__ import annotations
@@ -17,13 +22,22 @@ import cel
 
 from kapi.cel.parser import Node, walk
 
-__all__ = ["FUNCTIONS", "rewritten", "uses_optional_syntax"]
+__all__ = ["FUNCTIONS", "needs_rewrite", "rewritten"]
 
 
-def uses_optional_syntax(ast: Node) -> bool:
+def needs_rewrite(ast: Node) -> bool:
     return any(
-        (n[0] == "select" and n[4]) or (n[0] == "index" and n[3]) for n in walk(ast)
+        (n[0] == "select" and n[4])
+        or (n[0] == "index" and n[3])
+        or (n[0] == "call" and n[1] == "size")
+        for n in walk(ast)
     )
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, (str, bytes, list, dict)):
+        return len(value)
+    raise TypeError("no such overload")
 
 
 def _unwrap(value: Any) -> tuple[bool, Any]:
@@ -75,6 +89,7 @@ FUNCTIONS = {
     "_optIndex": _opt_index,
     "_optField": _opt_field,
     "_optAt": _opt_at,
+    "_size": _size,
 }
 
 _INFIX = {
@@ -105,7 +120,7 @@ def _chained(node: Node) -> bool:
 
 
 def rewritten(node: Node) -> str:
-    """CEL source for ``node`` without optional syntax."""
+    """CEL source for ``node`` without optional syntax, with ``_size``."""
     kind = node[0]
     if kind == "lit":
         return node[2]
@@ -135,6 +150,8 @@ def rewritten(node: Node) -> str:
             return f"!({rewritten(args[0])})"
         if name == "-_":
             return f"-({rewritten(args[0])})"
+        if name == "size" and len(args) + (target is not None) == 1:
+            return f"_size({rewritten(target if target is not None else args[0])})"
         inner = ", ".join(rewritten(a) for a in args)
         if target is not None:
             return f"{rewritten(target)}.{name}({inner})"
