@@ -4,13 +4,14 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 
 from kapi.api.middleware import not_found_handler
-from sync.http import git_http, webhook
+from sync.http import git_http, pre_receive, webhook
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # Hosted git repositories (smart HTTP) and forge webhooks of the sync app.
     re_path(r"^git/(?P<namespace>[^/]+)/(?P<name>[^/]+)\.git/(?P<rest>.*)$", git_http),
     path("hooks/git/<str:namespace>/<str:name>", webhook),
+    path("hooks/pre-receive/<str:namespace>/<str:name>", pre_receive),
     path("", include("kapi.api.urls")),
 ]
 

@@ -7,23 +7,30 @@ Layout under the data directory::
     sync/checkouts/<ns>/<name>/<sha>/   one read-only tree per revision, shared
                                         by every Sync of the repository
 
-A checkout is written to a temporary directory and renamed into place, so a
-reader sees a whole tree or none, and two workers racing to make the same one
-both end with the same result. Mirrors fetch only what changed (``git fetch``).
+Everything goes through GitPython (``git.Repo``): a remote repository has one
+local clone (bare, its ``origin`` mirroring every branch and tag), shared by
+all the Syncs that use it; each fetch transfers only what changed. A checkout
+is written to a temporary directory and renamed into place, so a reader sees a
+whole tree or none, and two workers racing to make the same one both end with
+the same result.
 """
 
 from __future__ import annotations
 
-import base64
 import os
 import shutil
-import subprocess
 import sys
+import tarfile
 import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import git
+
 from kapi.runtime import config
+from sync.credentials import GitCredentials, git_auth_env
 
 __all__ = [
     "Commit",
@@ -33,6 +40,7 @@ __all__ = [
     "fetch_mirror",
     "hosted_path",
     "mirror_path",
+    "quarantine_env",
     "resolve",
     "tree_id",
 ]
@@ -69,41 +77,85 @@ def mirror_path(namespace: str, name: str) -> Path:
     return _root() / "sync" / "mirrors" / namespace / f"{name}.git"
 
 
-def _git(*args: str, cwd: Path | None = None, timeout: float = 60, env: dict | None = None,
-         input: bytes | None = None) -> bytes:
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+#: git's generic advice lines, which say nothing about the failure.
+_ADVICE = ("Please make sure you have the correct access rights", "and the repository exists.")
+
+
+def _message(exc: git.GitCommandError, secrets: Sequence[str] = (),
+             progress: git.RemoteProgress | None = None) -> str:
+    """git's own stderr (GitPython quotes it; a fetch's ``progress`` keeps the lines
+    that are not ``fatal:``/``error:``, such as ssh's), its last lines, secrets blanked."""
+    raw = str(exc.stderr or "").strip().removeprefix("stderr:").strip()
+    if raw.startswith("'") and raw.endswith("'"):
+        raw = raw[1:-1]
+    lines = (progress.other_lines if progress else []) + raw.splitlines()
+    lines = [line.strip() for line in lines if line.strip() and not line.strip().startswith(_ADVICE)]
+    text = "; ".join(lines[-3:]) or f"git {exc.command[1] if len(exc.command) > 1 else ''} failed"
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+@contextmanager
+def _open(path: Path, env: dict[str, str] | None = None) -> Iterator[git.Repo]:
+    """The repository at ``path``; git commands run with ``env`` added (e.g. the
+    pre-receive quarantine). GitPython's helper processes end with the block."""
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, env=full_env, input=input, capture_output=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} timed out after {timeout:g}s") from None
-    if done.returncode != 0:
-        message = done.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError("; ".join(message[-3:]) or f"git {args[0]} failed")
-    return done.stdout
+        repo = git.Repo(path)
+    except (git.NoSuchPathError, git.InvalidGitRepositoryError) as exc:
+        raise GitError(f"no git repository at {path.name}: {exc.__class__.__name__}") from None
+    try:
+        with repo.git.custom_environment(**(env or {})):
+            yield repo
+    except git.GitCommandError as exc:
+        raise GitError(_message(exc)) from None
+    finally:
+        repo.close()
 
 
 _HOOK = """#!/bin/sh
-# Validate-on-push: render and dry-run the new revision as each Sync would.
-exec {python} {manage} sync pre-receive {namespace} {name}
+# Validate-on-push: the API server renders and dry-runs the new revision as
+# each Sync would (sync/prereceive_hook.py asks it; no Django boots here).
+exec {python} -I -S {hook} {namespace} {name}
 """
+
+
+def _hook_text(namespace: str, name: str) -> str:
+    hook = Path(__file__).resolve().parent / "prereceive_hook.py"
+    return _HOOK.format(python=sys.executable, hook=hook, namespace=namespace, name=name)
+
+
+def _install_hook(repo_dir: Path, namespace: str, name: str) -> None:
+    """Write the pre-receive hook unless it is already this one (repositories
+    made by an older kapi get the current hook on their next use)."""
+    hook = repo_dir / "hooks" / "pre-receive"
+    text = _hook_text(namespace, name)
+    try:
+        if hook.read_text() == text:
+            return
+    except OSError:
+        pass
+    hook.parent.mkdir(exist_ok=True)
+    tmp = hook.with_name(f".pre-receive-{os.getpid()}")
+    tmp.write_text(text)
+    tmp.chmod(0o755)
+    os.replace(tmp, hook)
 
 
 def ensure_hosted(namespace: str, name: str, branch: str = "main") -> Path:
     """The hosted bare repository, created on first use with its pre-receive hook."""
     path = hosted_path(namespace, name)
     if (path / "HEAD").exists():
+        _install_hook(path, namespace, name)
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=path.parent))
-    _git("init", "--quiet", "--bare", f"--initial-branch={branch}", str(tmp))
-    _git("config", "http.receivepack", "true", cwd=tmp)
-    _git("config", "receive.denyDeleteCurrent", "true", cwd=tmp)
-    manage = Path(__file__).resolve().parents[1] / "manage.py"
-    hook = tmp / "hooks" / "pre-receive"
-    hook.write_text(_HOOK.format(python=sys.executable, manage=manage, namespace=namespace, name=name))
-    hook.chmod(0o755)
+    repo = git.Repo.init(tmp, bare=True, initial_branch=branch)
+    with repo.config_writer() as cfg:
+        cfg.set_value("http", "receivepack", "true")
+        cfg.set_value("receive", "denyDeleteCurrent", "true")
+    repo.close()
+    _install_hook(tmp, namespace, name)
     try:
         os.rename(tmp, path)
     except OSError:
@@ -111,79 +163,110 @@ def ensure_hosted(namespace: str, name: str, branch: str = "main") -> Path:
     return path
 
 
-def fetch_mirror(namespace: str, name: str, url: str, *, username: str = "", password: str = "",
-                 identity: str = "", known_hosts: str = "", timeout: float = 60) -> Path:
-    """Fetch every branch and tag of ``url`` into the local mirror (only what changed)."""
-    path = mirror_path(namespace, name)
-    if not (path / "HEAD").exists():
+def quarantine_env(repo_dir: Path, quarantine: str) -> dict[str, str] | None:
+    """git's environment to read a push still in quarantine (objects that
+    pre-receive sees but the repository does not have yet), or None when
+    ``quarantine`` is not this repository's own quarantine directory."""
+    objects = (repo_dir / "objects").resolve()
+    if not quarantine:
+        return {}
+    path = Path(quarantine).resolve()
+    if path.parent != objects or "incoming-" not in path.name or not path.is_dir():
+        return None
+    return {"GIT_OBJECT_DIRECTORY": str(path), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects)}
+
+
+#: The local clone mirrors the remote's branches and tags under the same names.
+_MIRROR_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+
+
+def _mirror(path: Path, url: str) -> git.Repo:
+    """The local clone of ``url``, created on first use; ``origin`` follows spec.url."""
+    if (path / "HEAD").exists():
+        repo = git.Repo(path)
+    else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        _git("init", "--quiet", "--bare", str(path))
-    args = ["-c", "credential.helper="]
-    env: dict[str, str] = {}
-    if username or password:
-        token = base64.b64encode(f"{username or 'git'}:{password}".encode()).decode()
-        args += ["-c", f"http.extraHeader=Authorization: Basic {token}"]
-    keyfile = None
-    if identity:
-        keyfile = tempfile.NamedTemporaryFile("w", delete=False, prefix="kapi-ssh-")
-        keyfile.write(identity if identity.endswith("\n") else identity + "\n")
-        keyfile.close()
-        os.chmod(keyfile.name, 0o600)
-        hosts = tempfile.NamedTemporaryFile("w", delete=False, prefix="kapi-known-")
-        hosts.write(known_hosts)
-        hosts.close()
-        env["GIT_SSH_COMMAND"] = (
-            f"ssh -i {keyfile.name} -o IdentitiesOnly=yes -o UserKnownHostsFile={hosts.name} "
-            "-o StrictHostKeyChecking=yes"
-        )
+        repo = git.Repo.init(path, bare=True)
+    if "origin" not in [r.name for r in repo.remotes]:
+        repo.create_remote("origin", url)
+    with repo.config_writer() as cfg:
+        section = 'remote "origin"'
+        if cfg.get_value(section, "url", "") != url:
+            cfg.set_value(section, "url", url)
+        values = cfg.get_values(section, "fetch", [])
+        if tuple(values) != _MIRROR_REFSPECS:
+            cfg.remove_option(section, "fetch")
+            for spec in _MIRROR_REFSPECS:
+                cfg.add_value(section, "fetch", spec)
+    return repo
+
+
+def fetch_mirror(namespace: str, name: str, url: str, credentials: GitCredentials | None = None,
+                 timeout: float = 60) -> Path:
+    """Fetch every branch and tag of ``url`` into the repository's local clone:
+    git's negotiation transfers only the objects it does not have yet."""
+    path = mirror_path(namespace, name)
+    repo = _mirror(path, url)
+    progress = git.RemoteProgress()
     try:
-        _git(*args, "fetch", "--quiet", "--prune", "--force", url,
-             "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*",
-             cwd=path, timeout=timeout, env=env)
+        with git_auth_env(credentials) as env, repo.git.custom_environment(**env):
+            repo.remote("origin").fetch(progress=progress, prune=True, force=True, kill_after_timeout=timeout)
+    except git.GitCommandError as exc:
+        if exc.status == -9 or "Timeout" in str(exc.stderr):
+            raise GitError(f"git fetch timed out after {timeout:g}s") from None
+        raise GitError(_message(exc, credentials.secrets() if credentials else [], progress)) from None
     finally:
-        if keyfile is not None:
-            os.unlink(keyfile.name)
-            os.unlink(env["GIT_SSH_COMMAND"].split("UserKnownHostsFile=")[1].split()[0])
+        repo.close()
     return path
 
 
-def resolve(repo: Path, ref: dict | None) -> tuple[str, str]:
+def _rev(repo: git.Repo, spec: str) -> str | None:
+    try:
+        return repo.git.rev_parse("--verify", "--quiet", spec)
+    except git.GitCommandError:
+        return None
+
+
+def resolve(path: Path, ref: dict | None) -> tuple[str, str]:
     """(sha, revision label) of ``ref`` ({branch|tag|commit}; default branch main)."""
     ref = ref or {}
-    if ref.get("commit"):
-        sha = _git("rev-parse", "--verify", "--quiet", f"{ref['commit']}^{{commit}}", cwd=repo).decode().strip()
-        label = ref.get("branch") or "HEAD"
-    elif ref.get("tag"):
-        sha = _git("rev-parse", "--verify", "--quiet", f"refs/tags/{ref['tag']}^{{commit}}", cwd=repo).decode().strip()
-        label = ref["tag"]
-    else:
-        branch = ref.get("branch") or "main"
-        try:
-            sha = _git("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", cwd=repo).decode().strip()
-        except GitError:
-            raise GitError(f"branch {branch!r} not found") from None
-        label = branch
+    with _open(path) as repo:
+        if ref.get("commit"):
+            sha = _rev(repo, f"{ref['commit']}^{{commit}}")
+            label = ref.get("branch") or "HEAD"
+            what = f"commit {ref['commit']!r}"
+        elif ref.get("tag"):
+            sha = _rev(repo, f"refs/tags/{ref['tag']}^{{commit}}")
+            label = ref["tag"]
+            what = f"tag {ref['tag']!r}"
+        else:
+            label = ref.get("branch") or "main"
+            sha = _rev(repo, f"refs/heads/{label}")
+            what = f"branch {label!r}"
+    if not sha:
+        raise GitError(f"{what} not found")
     return sha, f"{label}@sha1:{sha}"
 
 
-def commit_info(repo: Path, sha: str) -> Commit:
-    out = _git("log", "-1", "--format=%an <%ae>%x00%B", sha, cwd=repo).decode(errors="replace")
-    author, _, message = out.partition("\x00")
+def commit_info(path: Path, sha: str) -> Commit:
+    with _open(path) as repo:
+        commit = repo.commit(sha)
+        author = f"{commit.author.name} <{commit.author.email}>"
+        message = commit.message if isinstance(commit.message, str) else commit.message.decode(errors="replace")
     return Commit(sha, message.strip()[:1024], author.strip())
 
 
-def tree_id(repo: Path, sha: str, path: str) -> str:
-    """The tree id of ``path`` at ``sha`` ("" when absent): equal ids, equal trees."""
-    rel = os.path.normpath(path or ".").lstrip("/")
+def tree_id(path: Path, sha: str, subpath: str) -> str:
+    """The tree id of ``subpath`` at ``sha`` ("" when absent): equal ids, equal trees."""
+    rel = os.path.normpath(subpath or ".").lstrip("/")
     spec = f"{sha}^{{tree}}" if rel in (".", "") else f"{sha}:{rel}"
-    try:
-        return _git("rev-parse", "--verify", "--quiet", spec, cwd=repo).decode().strip()
-    except GitError:
-        return ""
+    with _open(path) as repo:
+        return _rev(repo, spec) or ""
 
 
-def checkout(repo: Path, namespace: str, name: str, sha: str) -> Path:
-    """A read-only tree of ``sha``, shared by all Syncs of the repository."""
+def checkout(path: Path, namespace: str, name: str, sha: str, env: dict[str, str] | None = None) -> Path:
+    """A read-only tree of ``sha``, shared by all Syncs of the repository
+    (``env``: extra git environment, e.g. a push's quarantine)."""
     base = _root() / "sync" / "checkouts" / namespace / name
     final = base / sha
     if final.is_dir():
@@ -191,16 +274,20 @@ def checkout(repo: Path, namespace: str, name: str, sha: str) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{sha[:12]}-", dir=base))
     try:
-        archive = _git("archive", "--format=tar", sha, cwd=repo, timeout=120)
-        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True, capture_output=True)
+        with tempfile.TemporaryFile(dir=base) as archive:
+            with _open(path, env) as repo:
+                repo.archive(archive, sha, format="tar")
+            archive.seek(0)
+            with tarfile.open(fileobj=archive) as tar:
+                tar.extractall(tmp, filter="tar")
         os.rename(tmp, final)
-    except OSError:
+    except (OSError, tarfile.TarError) as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if not final.is_dir():
-            raise
-    except subprocess.CalledProcessError as exc:
+            raise GitError(f"cannot unpack {sha}: {exc}") from None
+    except GitError:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise GitError(f"cannot unpack {sha}: {exc.stderr.decode(errors='replace')}") from None
+        raise
     _trim(base, keep=final)
     return final
 

@@ -5,8 +5,10 @@ for a GitRepository without ``spec.url``: clone, fetch and push with the API
 bearer token, as the password of HTTP basic auth (any user name) or as
 ``Authorization: Bearer``. Without a valid token: 401 with
 ``WWW-Authenticate: Basic realm="kapi"`` (git sends credentials only after
-that challenge). The pre-receive hook validates a push (``sync.prereceive``);
-an accepted push asks for the repository to be reconciled at once.
+that challenge). The pre-receive hook validates a push: it posts the ref
+updates to ``/hooks/pre-receive/<namespace>/<name>`` with the pusher's token,
+and this process runs ``sync.prereceive.check_push`` (no Django boot per
+push). An accepted push asks for the repository to be reconciled at once.
 
 ``/hooks/git/<namespace>/<name>`` accepts forge webhooks authenticated by the
 Secret named in ``spec.webhookSecretRef`` (key ``token``): GitHub's
@@ -22,6 +24,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import io
+import json
 import os
 import subprocess
 
@@ -35,26 +39,51 @@ from kapi.runtime import config
 from sync import gitstore, queue
 from sync.api import repository_type
 
-__all__ = ["git_http", "webhook"]
+__all__ = ["git_http", "pre_receive", "webhook"]
 
 _SERVICES = ("git-upload-pack", "git-receive-pack")
+
+
+def _token(request: HttpRequest) -> str:
+    """The bearer token, or the password of HTTP basic auth."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer":
+        return value.strip()
+    if scheme.lower() == "basic":
+        try:
+            return base64.b64decode(value.strip()).decode().partition(":")[2]
+        except (ValueError, UnicodeDecodeError):
+            return ""
+    return ""
 
 
 def _user(request: HttpRequest):
     """The API user of the request's token (any authenticator the API accepts)."""
     from kapi.auth.authenticator import authenticate_token
 
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, value = header.partition(" ")
-    token = ""
-    if scheme.lower() == "bearer":
-        token = value.strip()
-    elif scheme.lower() == "basic":
-        try:
-            _, _, token = base64.b64decode(value.strip()).decode().partition(":")
-        except (ValueError, UnicodeDecodeError):
-            token = ""
+    token = _token(request)
     return authenticate_token(token) if token else None
+
+
+def _hook_env(request: HttpRequest, namespace: str, name: str) -> dict[str, str]:
+    """How the pre-receive hook reaches this server: the socket the push came in
+    on, the pusher's own token (in the hook's environment only) and our CA."""
+    from kapi.runtime.certs import tls_files
+
+    host = request.META.get("SERVER_NAME") or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    scheme = "https" if request.is_secure() else "http"
+    port = request.META.get("SERVER_PORT") or ("443" if scheme == "https" else "80")
+    env = {
+        "KAPI_PRERECEIVE_URL": f"{scheme}://{host}:{port}/hooks/pre-receive/{namespace}/{name}",
+        "KAPI_PUSH_TOKEN": _token(request),
+    }
+    ca = tls_files(config.data_dir()).ca_cert
+    if ca.is_file():
+        env["KAPI_CA_FILE"] = str(ca)
+    return env
 
 
 def _challenge() -> HttpResponse:
@@ -105,6 +134,8 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
         "KAPI_DATA_DIR": str(config.data_dir()),
         "KAPI_PUSH_USER": user.username,
     }
+    if service == "git-receive-pack":
+        env.update(_hook_env(request, namespace, name))
     for header in ("HTTP_CONTENT_ENCODING", "HTTP_GIT_PROTOCOL"):
         if header in request.META:
             env[header] = request.META[header]
@@ -129,6 +160,39 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
         # Accepted (or partly): fetch the new revision and reconcile its Syncs now.
         queue.request(queue.REPOSITORY, namespace, name, "push")
     return response
+
+
+@csrf_exempt
+def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    """Validate-on-push for the hook (``sync.prereceive_hook``), in this warm
+    process: the pusher's token, ``update`` on the GitRepository as for the
+    push itself, and the push's quarantine directory inside that repository."""
+    if request.method != "POST":
+        return JsonResponse({"message": "POST only"}, status=405)
+    user = _user(request)
+    if user is None:
+        return _challenge()
+    repo = _hosted(namespace, name)
+    if repo is None:
+        return JsonResponse({"message": "repository not found"}, status=404)
+    try:
+        access.check(user, "update", repository_type(), namespace, name)
+    except errors.StatusError as exc:
+        return JsonResponse({"message": exc.status["message"]}, status=403)
+    try:
+        body = json.loads(request.body)
+        updates = [str(line) for line in body.get("updates") or []]
+        quarantine = str(body.get("quarantine") or "")
+    except (ValueError, AttributeError):
+        return JsonResponse({"message": "expected {updates: [...], quarantine: path}"}, status=400)
+    git_env = gitstore.quarantine_env(gitstore.hosted_path(namespace, name), quarantine)
+    if git_env is None:
+        return JsonResponse({"message": f"quarantine {quarantine!r} is not inside the repository"}, status=400)
+    from sync.prereceive import check_push
+
+    out = io.StringIO()
+    accepted = check_push(namespace, name, updates, out, git_env)
+    return JsonResponse({"accepted": accepted, "messages": out.getvalue().splitlines()})
 
 
 def _secret_token(repo: dict) -> str | None:

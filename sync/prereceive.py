@@ -8,9 +8,11 @@ brings). Any problem rejects the push; each is printed on its own line, which
 git shows the pusher as ``remote:`` lines (object, field path, message).
 ``spec.validateOnPush: false`` on the GitRepository turns this off.
 
-The hook runs inside ``git receive-pack``, so the pushed objects are in git's
-quarantine directory, visible to the git commands run here (the environment
-carries it).
+The hook (``sync.prereceive_hook``) runs inside ``git receive-pack`` and asks
+the API server that serves the push to run ``check_push`` (``sync.http``); the
+pushed objects are still in git's quarantine directory, which the server reads
+through ``gitstore.quarantine_env``. ``manage.py sync pre-receive`` runs it in
+the hook's own environment for pushes that bypass the server.
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ from sync.source import repository_dir, syncs_of
 __all__ = ["check_push"]
 
 
-def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO) -> bool:
-    """True to accept; ``updates`` are pre-receive's "old new ref" lines."""
+def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
+               git_env: dict[str, str] | None = None) -> bool:
+    """True to accept; ``updates`` are pre-receive's "old new ref" lines;
+    ``git_env`` lets git read the pushed objects (``gitstore.quarantine_env``)
+    when this runs outside the hook's own environment."""
     registry = Registry()
     try:
         repo = registry.get(repository_type(), namespace, name)
@@ -53,7 +58,7 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO) -
     for sync in syncs:
         smeta, sspec = sync["metadata"], sync.get("spec") or {}
         label = f"Sync {smeta['namespace']}/{smeta['name']}"
-        tree = gitstore.checkout(path, namespace, f"{name}.push", new)
+        tree = gitstore.checkout(path, namespace, f"{name}.push", new, git_env)
         try:
             objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
         except RenderError as exc:

@@ -38,8 +38,10 @@ def _noop(_: str) -> None:
     pass
 
 
-def _digest(tree: str, spec: dict) -> str:
+def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
     relevant = {k: spec.get(k) for k in ("path", "targetNamespace", "prune", "force")}
+    if ignore:
+        relevant["ignore"] = ignore  # the source's spec.ignore changes what is rendered
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
 
 
@@ -124,7 +126,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         tree = gitstore.tree_id(repository_dir(repo), sha, spec.get("path") or "./")
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot read revision {revision}: {exc}", revision)
-    digest = _digest(tree, spec)
+    digest = _digest(tree, spec, (repo.get("spec") or {}).get("ignore"))
     ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
     settled = (
         ready.get("status") == "True"

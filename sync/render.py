@@ -6,22 +6,25 @@ sorted order (multi-document YAML, ``kind: List`` expanded); a directory with a
 trusts the repository: paths that leave the checkout (``..``, symlinks), files
 above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
-messages naming the file, never raised as anything else.
+messages naming the file, never raised as anything else. Files matching the
+GitRepository's ``spec.ignore`` (gitignore syntax, via ``pathspec``) are not
+rendered, and a kustomization is built from a copy without them.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import pathspec
 import yaml
 
-__all__ = ["MAX_FILE_BYTES", "RenderError", "render"]
+__all__ = ["MAX_FILE_BYTES", "RenderError", "ignore_spec", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_OBJECTS = 20_000
@@ -46,28 +49,14 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def _ignored(rel: str, patterns: list[str]) -> bool:
-    parts = rel.split("/")
-    for pattern in patterns:
-        anchored = pattern.startswith("/")
-        pat = pattern.strip("/")
-        if anchored and (fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat + "/*")):
-            return True
-        if not anchored and any(
-            fnmatch.fnmatch("/".join(parts[i:j]), pat)
-            for i in range(len(parts))
-            for j in range(i + 1, len(parts) + 1)
-        ):
-            return True
-    return False
-
-
-def _patterns(ignore: str | None) -> list[str]:
-    return [
-        line.strip()
-        for line in (ignore or "").splitlines()
-        if line.strip() and not line.strip().startswith("#")
-    ]
+def ignore_spec(ignore: str | None) -> pathspec.PathSpec | None:
+    """``spec.ignore`` (multi-line gitignore syntax, paths from the repository
+    root, as Flux's): comments, ``/``-anchored and directory patterns, ``**``,
+    and ``!`` negations, where the last matching pattern decides."""
+    lines = (ignore or "").splitlines()
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[str, Any]]:
@@ -84,17 +73,17 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
     if base.is_file():
         files = [base]
     else:
+        ignored = ignore_spec(ignore)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
-                return _kustomize(root, base)
+                return _kustomize(root, base, ignored)
         files = []
-        patterns = _patterns(ignore)
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 file = Path(dirpath) / filename
                 relname = file.relative_to(root).as_posix()
-                if not filename.endswith(_SUFFIXES) or _ignored(relname, patterns):
+                if not filename.endswith(_SUFFIXES) or (ignored and ignored.match_file(relname)):
                     continue
                 files.append(file)
     objects: list[dict[str, Any]] = []
@@ -160,7 +149,17 @@ def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
     return doc
 
 
-def _kustomize(root: Path, base: Path) -> list[dict[str, Any]]:
+def _kustomize(
+    root: Path, base: Path, ignored: pathspec.PathSpec | None = None
+) -> list[dict[str, Any]]:
+    """``kubectl kustomize`` of ``base``. With ``spec.ignore`` it builds a copy of
+    the checkout without the ignored files, as Flux builds from an artifact that
+    never contained them (a kustomization may reach files outside ``base``)."""
+    if ignored is not None:
+        with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
+            copy = Path(tmp) / "checkout"
+            _copy_without_ignored(root, copy, ignored)
+            return _kustomize(copy, copy / base.relative_to(root))
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         raise RenderError(["kubectl is not installed: cannot build kustomization"])
@@ -178,3 +177,24 @@ def _kustomize(root: Path, base: Path) -> list[dict[str, Any]]:
     if problems:
         raise RenderError(problems)
     return objects
+
+
+def _copy_without_ignored(root: Path, dest: Path, ignored: pathspec.PathSpec) -> None:
+    """Copy the checkout to ``dest`` leaving out what ``ignored`` matches; symlinks
+    stay symlinks (kustomize's own load restrictor then refuses those leaving it)."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(root)
+        # Files are matched one by one: a later ``!`` pattern may keep a file
+        # inside an ignored directory, as the uncopied render does.
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        (dest / rel_dir).mkdir(parents=True, exist_ok=True)
+        for filename in filenames:
+            relname = (rel_dir / filename).as_posix()
+            if ignored.match_file(relname):
+                continue
+            source = here / filename
+            if source.is_symlink():
+                os.symlink(os.readlink(source), dest / relname)
+            else:
+                shutil.copy2(source, dest / relname)

@@ -17,6 +17,7 @@ from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry, now_rfc3339
 from sync import gitstore, queue
 from sync.api import parse_duration, repository_type, sync_type
+from sync.credentials import GitCredentials
 from sync.status import set_condition, update_status
 
 __all__ = ["reconcile_repository", "repository_dir", "secret_data", "syncs_of"]
@@ -66,17 +67,11 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
     generation = meta.get("generation")
     try:
         if spec.get("url"):
-            auth = {}
+            credentials = None
             if (spec.get("secretRef") or {}).get("name"):
-                data = secret_data(namespace, spec["secretRef"]["name"], registry)
-                auth = {
-                    "username": data.get("username", ""),
-                    "password": data.get("password") or data.get("token", ""),
-                    "identity": data.get("identity", ""),
-                    "known_hosts": data.get("known_hosts", ""),
-                }
-            path = gitstore.fetch_mirror(namespace, name, spec["url"],
-                                         timeout=parse_duration(spec.get("timeout"), 60.0), **auth)
+                credentials = GitCredentials.from_secret(secret_data(namespace, spec["secretRef"]["name"], registry))
+            path = gitstore.fetch_mirror(namespace, name, spec["url"], credentials,
+                                         timeout=parse_duration(spec.get("timeout"), 60.0))
         else:
             path = repository_dir(repo)
         sha, revision = gitstore.resolve(path, spec.get("ref"))
@@ -93,6 +88,8 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         return min(interval, 30.0)
 
     old = ((repo.get("status") or {}).get("artifact") or {}).get("revision")
+    # A new spec (e.g. spec.ignore) changes what the Syncs render, as a new revision does.
+    changed = old != revision or (repo.get("status") or {}).get("observedGeneration") != generation
 
     def ready(status: dict) -> None:
         artifact = status.get("artifact") or {}
@@ -106,7 +103,7 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         status["url"] = spec.get("url") or f"/git/{namespace}/{name}.git"
 
     update_status(rt, namespace, name, ready, registry)
-    if old != revision:
+    if changed:
         for sync in syncs_of(namespace, name, registry):
             queue.request(queue.SYNC, namespace, sync["metadata"]["name"], "revision")
     return interval if spec.get("url") else None

@@ -116,7 +116,7 @@ def highlighted(lines: list[Line]) -> list[Line]:
     html = highlight(text, YamlLexer(), _FORMATTER).rstrip("\n").split("\n")
     if len(html) != len(lines):  # pragma: no cover - the lexer keeps lines
         html = [escape(line.text) for line in lines]
-    for line, markup in zip(lines, html):
+    for line, markup in zip(lines, html, strict=True):
         line.html = markup
     return lines
 

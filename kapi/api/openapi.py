@@ -23,7 +23,13 @@ from kapi.registry.definitions import (
 )
 from kapi.registry.resource import ResourceType
 
-__all__ = ["openapi_v2", "openapi_v3_document", "openapi_v3_index", "schema_name"]
+__all__ = [
+    "openapi_v2",
+    "openapi_v2_protobuf",
+    "openapi_v3_document",
+    "openapi_v3_index",
+    "schema_name",
+]
 
 _COMMON_WRITE_PARAMS = ("dryRun", "fieldManager", "fieldValidation", "pretty")
 _LIST_PARAMS = (
@@ -272,3 +278,11 @@ def openapi_v2(catalog: Catalog) -> dict:
         "paths": {},
         "definitions": _schemas(types, "#/definitions/", False),
     }
+
+
+@functools.lru_cache(maxsize=4)
+def openapi_v2_protobuf(catalog: Catalog) -> bytes:
+    """``openapi_v2`` as gnostic's ``openapi.v2.Document`` protobuf (cached per catalog)."""
+    from kapi.protobuf.openapiv2 import encode_document
+
+    return encode_document(openapi_v2(catalog))

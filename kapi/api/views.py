@@ -77,7 +77,7 @@ class KubernetesView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        access.finish(request, response)
+        access.finish(request, response, self.resource_view)
         output = getattr(request, "kapi_output", None)
         if isinstance(response, Response) and output is not None and response.content_type is None:
             if response.status_code < 400 or output.transform is None:
@@ -152,10 +152,9 @@ _OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protob
 class OpenAPIView(KubernetesView):
     """/openapi/v2 and /openapi/v3[/PATH], with ETags so clients can cache.
 
-    kubectl asks for v2 only as protobuf (gnostic ``openapi_v2.Document``), as a
-    fallback for kinds missing from its v3 index (a CRD created earlier in the same
-    ``apply``). We answer with an empty Document (zero bytes is its valid
-    encoding): kubectl then validates such kinds on the server side."""
+    client-go asks for v2 only as protobuf (gnostic ``openapi_v2.Document``, see
+    ``kapi.protobuf.openapiv2``): kubectl ``explain --output=plaintext-openapiv2``
+    and kubectl's fallback for kinds missing from its v3 index read it."""
 
     def initial(self, request, *args, **kwargs):
         if kwargs.get("version") == "v2" and _OPENAPI_V2_PROTOBUF in request.META.get("HTTP_ACCEPT", ""):
@@ -167,7 +166,19 @@ class OpenAPIView(KubernetesView):
         from kapi.api import openapi
 
         if version == "v2" and request.kapi_output is None:
-            return HttpResponse(b"", content_type="application/octet-stream")
+            import hashlib
+
+            data = openapi.openapi_v2_protobuf(catalog(fresh=True))
+            etag = '"' + hashlib.sha256(data).hexdigest()[:32].upper() + '"'
+            if request.META.get("HTTP_IF_NONE_MATCH") == etag:
+                return HttpResponse(status=304)
+            # kube-openapi answers with this spelling of the type (a dot for the "@").
+            response = HttpResponse(
+                data, content_type="application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+            )
+            response["ETag"] = etag
+            response["Cache-Control"] = "no-cache, private"
+            return response
         if version == "v2":
             body = openapi.openapi_v2(catalog(fresh=True))
         elif not path:

@@ -32,14 +32,33 @@ def _json(value: Any) -> str:
 
 
 def item_element(item: Any, list_schema: TypeSchema | None, index: int) -> str:
-    """The path element of a list item: ``k:`` for map lists, ``v:`` for sets."""
+    """The path element of a list item: ``k:`` for map lists, ``v:`` for sets.
+
+    A map-list item that omits a key field takes the field's schema default (SMD's
+    ``keyedAssociativeListItemToPathElement``): ``{port: 80}`` of Service ports is
+    ``k:{"port":80,"protocol":"TCP"}``, the same item as the stored, defaulted one.
+    """
     if list_schema is not None:
         keys = list_schema.list_map_keys
         if list_schema.list_type == "map" and keys and isinstance(item, dict):
-            return "k:" + _json({k: item[k] for k in keys if k in item})
+            return "k:" + _json(_key_fields(item, keys, list_schema))
         if list_schema.list_type == "set":
             return "v:" + _json(item)
     return f"i:{index}"
+
+
+def _key_fields(item: dict, keys: list[str], list_schema: TypeSchema) -> dict:
+    out = {}
+    items = list_schema.items()
+    for key in keys:
+        if key in item:
+            out[key] = item[key]
+            continue
+        field = items.field(key) if items is not None else None
+        default = field.node.get("default") if field is not None else None
+        if default is not None:
+            out[key] = default
+    return out
 
 
 def to_fields_v1(fields: FieldSet) -> dict:

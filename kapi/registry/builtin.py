@@ -20,6 +20,7 @@ from kapi.registry.types.customresourcedefinitions import (
     CustomResourceDefinitionStrategy,
 )
 from kapi.registry.types.events import EventStrategy, EventsV1Strategy
+from kapi.registry.types.hpav1 import HorizontalPodAutoscalerV1Strategy
 from kapi.registry.types.leases import LeaseStrategy
 from kapi.registry.types.namespaces import NamespaceStrategy
 from kapi.registry.types.schema import SchemaStrategy
@@ -403,6 +404,19 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         _ALL,
         status=True,
         strategy=cluster.HorizontalPodAutoscalerStrategy(),
+    ),
+    # The same stored objects in autoscaling/v1 form (after v2: the preferred
+    # version is the one lifecycle code reads stored rows as).
+    _kind(
+        "autoscaling",
+        "v1",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        True,
+        ("hpa",),
+        _ALL,
+        status=True,
+        strategy=HorizontalPodAutoscalerV1Strategy(),
     ),
     # batch/v1
     _kind(

@@ -187,6 +187,10 @@ class Registry(PatchMixin):
         # System fields (kube's FillObjectMetaSystemFields).
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = now_rfc3339()
+        # Every kind starts at generation 1, as issue #2 asks of all of them. kube
+        # sets it only where the kind's strategy does (workloads, CRDs, custom
+        # resources, ...): a real cluster's ConfigMaps, Secrets and Services carry
+        # no metadata.generation. Kept on purpose: #2's wording is the contract.
         meta["generation"] = 1
         for server_only in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(server_only, None)

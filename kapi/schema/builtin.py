@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from kapi.schema.enums import ENUMS
+from kapi.schema.keydefaults import KEY_DEFAULTS
 from kapi.schema.typeschema import TypeSchema
 
 if TYPE_CHECKING:
@@ -60,7 +62,36 @@ def builtin_definitions() -> dict[str, dict[str, Any]]:
             {"type": ["number", "null"]},
         ],
     }
+    _add_enums(defs)
+    _add_key_defaults(defs)
     return defs
+
+
+def _add_enums(defs: dict[str, dict[str, Any]]) -> None:
+    """Put ``kapi.schema.enums`` into the definitions (on ``items`` for a list).
+    A nullable field also takes ``null`` (an omitted value). MUTATES ``defs``."""
+    for name, fields in ENUMS.items():
+        properties = dict(defs[name]["properties"])
+        for field, values in fields.items():
+            prop = dict(properties[field])
+            types = prop.get("type")
+            target = prop
+            if types == "array" or (isinstance(types, list) and "array" in types):
+                target = prop["items"] = dict(prop["items"])
+            kinds = target.get("type")
+            nullable = isinstance(kinds, list) and "null" in kinds
+            target["enum"] = [*values, None] if nullable else list(values)
+            properties[field] = prop
+        defs[name] = {**defs[name], "properties": properties}
+
+
+def _add_key_defaults(defs: dict[str, dict[str, Any]]) -> None:
+    """Put ``kapi.schema.keydefaults`` into the definitions. MUTATES ``defs``."""
+    for name, fields in KEY_DEFAULTS.items():
+        properties = dict(defs[name]["properties"])
+        for field, value in fields.items():
+            properties[field] = {**properties[field], "default": value}
+        defs[name] = {**defs[name], "properties": properties}
 
 
 @functools.cache

@@ -92,6 +92,13 @@ MINIMAL: dict[tuple[str, str, str], dict] = {
     ("apps", "v1", "StatefulSet"): {
         "spec": {"selector": _SELECTOR, "template": _TEMPLATE, "serviceName": "s"}
     },
+    ("autoscaling", "v1", "HorizontalPodAutoscaler"): {
+        "spec": {
+            "scaleTargetRef": {"kind": "Deployment", "name": "d"},
+            "maxReplicas": 3,
+            "targetCPUUtilizationPercentage": 50,
+        }
+    },
     ("autoscaling", "v2", "HorizontalPodAutoscaler"): {
         "spec": {
             "scaleTargetRef": {"kind": "Deployment", "name": "d"},

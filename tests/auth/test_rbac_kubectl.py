@@ -50,6 +50,7 @@ def test_can_i_matrix_bootstrap_roles_and_custom_role(
     for user, role in zip(
         users,
         ("clusterrole=view", "clusterrole=edit", "clusterrole=admin", "role=cm-one"),
+        strict=True,
     ):
         kapi_server.kubectl(
             "create",

@@ -62,7 +62,7 @@ def test_scenario(case):
             assert [c["field"] for c in causes] == [
                 c["field"] for c in step["conflicts"]
             ]
-            for cause, want in zip(causes, step["conflicts"]):
+            for cause, want in zip(causes, step["conflicts"], strict=True):
                 assert cause["reason"] == "FieldManagerConflict"
                 assert cause["message"].startswith(f'conflict with "{want["manager"]}"')
             assert status["message"].startswith(

@@ -13,10 +13,10 @@ import pytest
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 django.setup()
 
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError  # noqa: E402 (after django.setup())
 
-from kapi.api.protobuf_parser import ProtobufParser
-from kapi.errors import StatusError
+from kapi.api.protobuf_parser import ProtobufParser  # noqa: E402 (after django.setup())
+from kapi.errors import StatusError  # noqa: E402 (after django.setup())
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "configmap.bin"
 

@@ -58,7 +58,7 @@ def kind_list(request, group: str, version: str, plural: str):
     for obj in page.items:
         meta = obj.get("metadata") or {}
         ns = meta.get("namespace", "")
-        cells = [c for c, col in zip(rt.strategy.table_row_cells(obj), rt.strategy.table_definition())
+        cells = [c for c, col in zip(rt.strategy.table_row_cells(obj), rt.strategy.table_definition(), strict=True)
                  if col.get("priority", 0) == 0]
         rows.append(
             {

@@ -84,7 +84,7 @@ def object_page(request, group, version, plural, namespace, name, revealed=False
             }
         )
     dependents = []
-    for g, r, dns, dname, dmeta in queries.dependents(meta.get("uid", ""), ns):
+    for g, r, dns, dname, _dmeta in queries.dependents(meta.get("uid", ""), ns):
         drt = stored_type(g, r)
         dependents.append(
             {

@@ -11,6 +11,7 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
+from kapi.registry.types.hpaconversion import default_metrics
 
 __all__ = [
     "ClusterRoleStrategy",
@@ -147,14 +148,24 @@ class RoleBindingStrategy(Strategy):
         ]
 
 
+def _default(obj: Object) -> None:
+    """kube's autoscaling/v2 defaults: minReplicas 1, and no metrics means cpu at 80%."""
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        spec.setdefault("minReplicas", 1)
+        default_metrics(spec)
+
+
 class HorizontalPodAutoscalerStrategy(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
         obj.pop("status", None)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            spec.setdefault("minReplicas", 1)
+        _default(obj)
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        super().prepare_for_update(obj, old)
+        _default(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")

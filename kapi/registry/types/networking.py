@@ -21,33 +21,11 @@ __all__ = [
     "IngressStrategy",
     "NetworkPolicyStrategy",
     "ServiceStrategy",
-    "dedupe_ports",
 ]
 
 _SERVICE_NET = ipaddress.ip_network("10.96.0.0/12")
 _NODE_PORTS = (30000, 32767)
 _SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
-
-
-def dedupe_ports(ports: list, key: str) -> list:
-    """Ports keyed by (port, protocol) with the protocol defaulted to TCP: an entry
-    that only lacked the default merges into the one that has it (server-side
-    apply of ``port: 80`` over a stored ``port: 80, protocol: TCP``)."""
-    out: list = []
-    index: dict = {}
-    for port in ports:
-        if not isinstance(port, dict):
-            out.append(port)
-            continue
-        ident = (port.get(key), port.get("protocol") or "TCP")
-        if ident in index:
-            merged = {**out[index[ident]], **port}
-            merged["protocol"] = ident[1]
-            out[index[ident]] = merged
-            continue
-        index[ident] = len(out)
-        out.append(port)
-    return out
 
 
 def _hash(text: str) -> int:
@@ -113,8 +91,6 @@ class ServiceStrategy(Strategy):
                     spec[key] = old_spec[key]
             spec.setdefault("type", "ClusterIP")
             spec.setdefault("sessionAffinity", "None")
-            if isinstance(spec.get("ports"), list):
-                spec["ports"] = dedupe_ports(spec["ports"], "port")
             old_ports = {
                 (p.get("port"), p.get("protocol", "TCP")): p
                 for p in old_spec.get("ports") or ()
@@ -195,15 +171,6 @@ class ServiceStrategy(Strategy):
                             f"{at}.nodePort",
                         )
                     )
-            protocol = port.get("protocol", "TCP")
-            if protocol not in ("TCP", "UDP", "SCTP"):
-                causes.append(
-                    Cause(
-                        "FieldValueNotSupported",
-                        f'Unsupported value: "{protocol}": supported values: "SCTP", "TCP", "UDP"',
-                        f"{at}.protocol",
-                    )
-                )
         return causes
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
@@ -330,14 +297,6 @@ class IngressStrategy(Strategy):
                         Cause(
                             "FieldValueRequired",
                             "Required value: pathType must be specified",
-                            f"{at}.pathType",
-                        )
-                    )
-                elif kind not in ("Exact", "Prefix", "ImplementationSpecific"):
-                    causes.append(
-                        Cause(
-                            "FieldValueNotSupported",
-                            f'Unsupported value: "{kind}": supported values: "Exact", "ImplementationSpecific", "Prefix"',
                             f"{at}.pathType",
                         )
                     )

@@ -17,7 +17,6 @@ from typing import Any
 from kapi.errors import Cause
 from kapi.registry.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
-from kapi.registry.types.networking import dedupe_ports
 from kapi.selectors import label_selector_matches
 
 __all__ = [
@@ -92,15 +91,6 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
                     )
                 )
             names.add(name or "")
-            pull = c.get("imagePullPolicy")
-            if pull is not None and pull not in ("Always", "IfNotPresent", "Never"):
-                causes.append(
-                    Cause(
-                        "FieldValueNotSupported",
-                        f'Unsupported value: "{pull}": supported values: "Always", "IfNotPresent", "Never"',
-                        f"{at}.imagePullPolicy",
-                    )
-                )
             if not c.get("image"):
                 causes.append(
                     Cause("FieldValueRequired", "Required value", f"{at}.image")
@@ -117,15 +107,8 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
                 causes += _port_range(
                     port.get("containerPort"), f"{at}.ports[{j}].containerPort"
                 )
-    policy = spec.get("restartPolicy")
-    if policy is not None and policy not in ("Always", "OnFailure", "Never"):
-        causes.append(
-            Cause(
-                "FieldValueNotSupported",
-                f'Unsupported value: "{policy}": supported values: "Always", "OnFailure", "Never"',
-                f"{path}.restartPolicy",
-            )
-        )
+    # Enum fields (imagePullPolicy, restartPolicy, ...) are checked by the schema
+    # (kapi.schema.enums).
     return causes
 
 
@@ -151,8 +134,6 @@ def _default_pod_spec(spec: Any) -> None:
             c.setdefault("terminationMessagePath", "/dev/termination-log")
             c.setdefault("terminationMessagePolicy", "File")
             c.setdefault("resources", {})
-            if isinstance(c.get("ports"), list):
-                c["ports"] = dedupe_ports(c["ports"], "containerPort")
             for port in c.get("ports") or ():
                 if isinstance(port, dict):
                     port.setdefault("protocol", "TCP")

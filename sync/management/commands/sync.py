@@ -3,7 +3,8 @@
 ``sync reconcile NAMESPACE/NAME`` sets ``sync.kapi.dev/requestedAt`` (as the
 admin UI's button and Flux's ``reconcile.fluxcd.io/requestedAt``) and prints
 the Sync's progress until the workers have handled that request.
-``sync pre-receive NAMESPACE NAME`` is run by the hosted repositories' hook.
+``sync pre-receive NAMESPACE NAME`` validates a push for the hosted repositories' hook when
+the push did not come through the API server (which otherwise does it itself).
 """
 
 from __future__ import annotations

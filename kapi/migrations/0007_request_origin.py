@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('kapi', '0005_lifecycle'),
+        ('kapi', '0006_auth_generation'),
     ]
 
     operations = [
