@@ -5,7 +5,8 @@ once, on a fixed pool of threads, through ``a2wsgi``: one thread hop per
 request instead of Django's per-request thread-sensitive executor plus a hop
 per sync middleware (measured: about twice the throughput). Watches are long
 streams and go through Django's ASGI handler, where an async iterator streams
-them on the event loop without holding a thread.
+them on the event loop without holding a thread; their connection is bound
+(``kapi.api.connection``) so that a stalled watcher can be dropped.
 """
 
 import os
@@ -16,6 +17,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 from a2wsgi import WSGIMiddleware  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
+
+from kapi.api import connection  # noqa: E402
 
 __all__ = ["application"]
 
@@ -38,5 +41,12 @@ def _is_watch(scope) -> bool:
 async def application(scope, receive, send):
     if scope["type"] == "http" and not _is_watch(scope):
         await _wsgi(scope, receive, send)
+    elif scope["type"] == "http":
+        # A watch: let a stalled one be dropped (kapi.api.connection).
+        token = connection.bind(send)
+        try:
+            await _asgi(scope, receive, send)
+        finally:
+            connection.unbind(token)
     else:
         await _asgi(scope, receive, send)

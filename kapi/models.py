@@ -83,4 +83,4 @@ class Change(models.Model):
 
 
 # The deletion lifecycle's own tables (cursor and work items).
-from kapi.lifecycle.models import FeedCursor, Work  # noqa: E402,F401
+from kapi.lifecycle.models import FeedCursor, Work, WriteOrigin  # noqa: E402,F401

@@ -161,7 +161,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING").upper()},
     "loggers": {
         name: {"level": _EVENTS_LEVEL}
-        for name in ("kapi.request", "kapi.task", "kapi.reconcile")
+        for name in ("kapi.request", "kapi.task", "kapi.reconcile", "kapi.work")
     },
 }
 

@@ -1,6 +1,22 @@
 from django.apps import AppConfig
 
 
+def _record_origin(rt, obj: dict, deleted: bool) -> None:
+    """Writes of Syncs and GitRepositories: remember the request, so that the
+    reconcile the change scan asks for carries its id (kapi.observability.origin)."""
+    from kapi.observability import origin
+    from sync.api import GROUP
+
+    if rt.stored_group == GROUP and not deleted:
+        origin.record(obj)
+
+
 class SyncConfig(AppConfig):
     name = "sync"
     verbose_name = "GitOps sync"
+
+    def ready(self) -> None:
+        from kapi.registry.store import WRITE_OBSERVERS
+
+        if _record_origin not in WRITE_OBSERVERS:
+            WRITE_OBSERVERS.append(_record_origin)

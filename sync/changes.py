@@ -24,6 +24,7 @@ import logging
 import orjson
 from django.db import connection
 
+from kapi.observability import origin
 from sync import queue
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
@@ -94,18 +95,18 @@ def _scan() -> int:
     cursor = row[0]
     with connection.cursor() as cur:
         cur.execute(
-            """SELECT resource_version, "group", resource, namespace, name, type,
-                      data->'metadata', data->'status'->'observedGeneration',
-                      data->'status'->'lastHandledReconcileAt'
-               FROM kapi_change
-               WHERE resource_version > %s AND resource_version <= %s
-                 AND ("group" = %s OR data->'metadata'->'labels' ? %s)
-               ORDER BY resource_version LIMIT %s""",
+            f"""SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
+                      c.data->'metadata', c.data->'status'->'observedGeneration',
+                      c.data->'status'->'lastHandledReconcileAt', {origin.COLUMN}
+               FROM kapi_change c{origin.JOIN}
+               WHERE c.resource_version > %s AND c.resource_version <= %s
+                 AND (c."group" = %s OR c.data->'metadata'->'labels' ? %s)
+               ORDER BY c.resource_version LIMIT %s""",
             [cursor, horizon, GROUP, LABEL_NAME, BATCH],
         )
         rows = cur.fetchall()
-    requests: dict[tuple[str, str, str], tuple[str, bool]] = {}
-    for _rv, group, resource, namespace, name, type_, meta, observed, handled in rows:
+    requests: dict[tuple[str, str, str], tuple[str, bool, str]] = {}
+    for _rv, group, resource, namespace, name, type_, meta, observed, handled, request_id in rows:
         meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
         if group == GROUP and resource in ("syncs", "gitrepositories"):
             if type_ == "DELETED":
@@ -121,16 +122,16 @@ def _scan() -> int:
                 or (kind == queue.SYNC and requested_at and requested_at != handled)
             ):
                 reason = "requestedAt" if requested_at and requested_at != handled else "changed"
-                requests.setdefault((kind, namespace, name), (reason, False))
+                requests.setdefault((kind, namespace, name), (reason, False, request_id))
             continue
         labels = meta.get("labels") or {}
         owner = (labels.get(LABEL_NAMESPACE, ""), labels.get(LABEL_NAME, ""))
         if not owner[0] or not owner[1]:
             continue
         if type_ == "DELETED" or (type_ == "MODIFIED" and _drifted(meta)):
-            requests[(queue.SYNC, owner[0], owner[1])] = ("drift", True)
-    for (kind, namespace, name), (reason, drift) in requests.items():
-        queue.request(kind, namespace, name, reason, drift=drift)
+            requests[(queue.SYNC, owner[0], owner[1])] = ("drift", True, request_id)
+    for (kind, namespace, name), (reason, drift, request_id) in requests.items():
+        queue.request(kind, namespace, name, reason, drift=drift, request_id=request_id)
     new_cursor = rows[-1][0] if len(rows) == BATCH else horizon
     with connection.cursor() as cur:
         cur.execute("UPDATE sync_change_cursor SET revision = %s WHERE id = 1", [new_cursor])

@@ -35,6 +35,8 @@ class WorkItem(models.Model):
     due_at = models.DateTimeField(null=True)
     enqueued_at = models.DateTimeField(null=True)
     failures = models.IntegerField(default=0)
+    # The API request behind the newest request (its X-Request-Id), for log lines.
+    request_id = models.CharField(max_length=128, blank=True, db_default="")
 
     class Meta:
         db_table = "sync_work_item"

@@ -18,6 +18,12 @@ from collections.abc import Callable
 
 from django.db import connection, transaction
 
+from kapi.observability.context import (
+    current_request_id,
+    reset_request_id,
+    set_request_id,
+)
+
 __all__ = ["REPOSITORY", "SYNC", "forget", "request", "run", "sweep", "try_lock", "unlock"]
 
 REPOSITORY = "GitRepository"
@@ -29,11 +35,12 @@ log = logging.getLogger(__name__)
 
 _UPSERT = """
 INSERT INTO sync_work_item (kind, namespace, name, requested, handled, reason, drift, due_at,
-                            enqueued_at, failures)
-VALUES (%s, %s, %s, 1, 0, %s, %s, now(), now(), 0)
+                            enqueued_at, failures, request_id)
+VALUES (%s, %s, %s, 1, 0, %s, %s, now(), now(), 0, %s)
 ON CONFLICT (kind, namespace, name) DO UPDATE
   SET requested = sync_work_item.requested + 1,
       reason = EXCLUDED.reason,
+      request_id = EXCLUDED.request_id,
       drift = sync_work_item.drift OR EXCLUDED.drift,
       enqueued_at = CASE
         WHEN sync_work_item.enqueued_at IS NULL
@@ -43,20 +50,31 @@ RETURNING (xmax = 0) OR enqueued_at = now()
 """
 
 
-def _enqueue(kind: str, namespace: str, name: str) -> None:
+def _enqueue(kind: str, namespace: str, name: str, request_id: str = "") -> None:
+    from kapi.observability.tasks import REQUEST_ID_MESSAGE_HEADER
     from sync import tasks
 
     task = tasks.reconcile_repository if kind == REPOSITORY else tasks.reconcile_sync
-    transaction.on_commit(lambda: task.delay(namespace, name))
+    # The request behind it travels in the message (its task log line), not
+    # whatever request or task happens to enqueue it.
+    headers = {REQUEST_ID_MESSAGE_HEADER: request_id}
+    transaction.on_commit(lambda: task.apply_async((namespace, name), headers=headers))
 
 
-def request(kind: str, namespace: str, name: str, reason: str, drift: bool = False) -> None:
-    """Record that the item must run (again) and enqueue it unless already queued."""
+def request(kind: str, namespace: str, name: str, reason: str, drift: bool = False,
+            request_id: str | None = None) -> None:
+    """Record that the item must run (again) and enqueue it unless already queued.
+
+    ``request_id``: the API request behind it (default: the current one); the
+    run makes it current, so its log lines carry it."""
+    if request_id is None:
+        request_id = current_request_id()
     with connection.cursor() as cur:
-        cur.execute(_UPSERT, [kind, namespace, name, reason[:32], drift, STALE_SECONDS])
+        cur.execute(_UPSERT, [kind, namespace, name, reason[:32], drift, request_id[:128],
+                              STALE_SECONDS])
         (claimed,) = cur.fetchone()
     if claimed:
-        _enqueue(kind, namespace, name)
+        _enqueue(kind, namespace, name, request_id)
 
 
 def forget(kind: str, namespace: str, name: str) -> None:
@@ -99,13 +117,17 @@ def run(kind: str, namespace: str, name: str,
             cur.execute(
                 """UPDATE sync_work_item w SET drift = false FROM
                      (SELECT id, drift FROM sync_work_item WHERE id = %s FOR UPDATE) old
-                   WHERE w.id = old.id RETURNING w.requested, w.reason, old.drift, w.failures""",
+                   WHERE w.id = old.id
+                   RETURNING w.requested, w.reason, old.drift, w.failures, w.request_id,
+                             w.handled""",
                 [item_id],
             )
             row = cur.fetchone()
         if row is None:
             return
-        started, reason, drift, failures = row
+        started, reason, drift, failures, request_id, handled = row
+        # The run's log lines carry the request behind it (none for periodic runs).
+        token = set_request_id(request_id if started > handled else "")
         try:
             next_in = work(namespace, name, reason, drift)
             failures = 0
@@ -113,6 +135,8 @@ def run(kind: str, namespace: str, name: str,
             log.exception("sync: %s %s/%s failed", kind, namespace, name)
             failures += 1
             next_in = min(MAX_BACKOFF, 2.0 ** min(failures, 9))
+        finally:
+            reset_request_id(token)
             if drift:
                 with connection.cursor() as cur:
                     cur.execute("UPDATE sync_work_item SET drift = true WHERE id = %s", [item_id])

@@ -22,6 +22,7 @@ import orjson
 from django.db import connection
 from django.http import StreamingHttpResponse
 
+from kapi.api.connection import closer as connection_closer
 from kapi.api.transforms import partial_object_metadata, to_table
 from kapi.handlers.scope import RequestScope
 from kapi.handlers.watch import WatchEvent, plan_watch, stream
@@ -80,7 +81,7 @@ async def _frames(
     first = True
     tkey = (transform, include_object)
     checked = time.monotonic()
-    async for event in stream(plan, registry):
+    async for event in stream(plan, registry, on_stalled=connection_closer()):
         if permitted is not None and time.monotonic() - checked >= PERMISSION_RECHECK_SECONDS:
             # RBAC changed under the watch: once the user may no longer watch,
             # nothing more is sent and the stream ends.

@@ -33,6 +33,7 @@ Nothing here knows HTTP: ``kapi.api.watch`` encodes the events.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import time
@@ -55,7 +56,9 @@ from kapi.observability import metrics
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
 from kapi.storage.changes import ChangeEvent, fetch_changes
-from kapi.storage.watchcache import WatchCache, watch_cache
+from kapi.storage.watchcache import Reader, WatchCache, watch_cache
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "INITIAL_EVENTS_END",
@@ -305,9 +308,18 @@ class _Converter:
 
 
 async def stream(
-    plan: WatchPlan, registry: Registry, cache: WatchCache | None = None
+    plan: WatchPlan,
+    registry: Registry,
+    cache: WatchCache | None = None,
+    on_stalled: Callable[[], None] | None = None,
 ) -> AsyncIterator[WatchEvent]:
-    """The events of one watch, until its deadline, overflow or shutdown."""
+    """The events of one watch, until its deadline, overflow or shutdown.
+
+    A watcher more than the channel's capacity behind is ended and counted in
+    ``apiserver_terminated_watchers``; if that happens while its consumer is
+    stuck (the client does not read), ``on_stalled`` is called to end it from
+    outside (the HTTP layer closes the connection).
+    """
     clock = plan.timeouts.clock
     if plan.error is not None:
         yield WatchEvent("ERROR", plan.error)
@@ -333,6 +345,18 @@ async def stream(
         "WATCH", group, plan.rt.version, resource, "namespace" if plan.namespace is not None else "cluster"
     )
     dispatched = metrics.WATCH_CACHE_EVENTS_DISPATCHED.labels(group, resource)
+
+    def overflowed(stalled: bool) -> None:
+        cache.stats["overflows"] += 1
+        metrics.TERMINATED_WATCHERS.labels(group, resource).inc()
+        if stalled and on_stalled is not None:
+            try:
+                on_stalled()
+            except Exception:
+                log.warning("kapi: could not end a stalled watcher", exc_info=True)
+
+    reader = Reader(overflowed)
+    channel.readers.add(reader)
     longrunning.inc()
     try:
         while not cache.stopping and clock() < plan.deadline:
@@ -355,10 +379,10 @@ async def stream(
                 continue
             events = channel.since(position)
             if events is None:
-                cache.stats["overflows"] += 1
-                metrics.TERMINATED_WATCHERS.labels(group, resource).inc()
+                reader.overflow(stalled=False)
                 return  # too slow: the client re-watches from its last version
             position += len(events)
+            reader.position = position
             for event in events:
                 if event.revision <= after:
                     continue
@@ -379,7 +403,12 @@ async def stream(
                 continue
             if caught_up:
                 wake = min(plan.deadline, due) if plan.allow_bookmarks else plan.deadline
-                await channel.wait(max(0.0, wake - now))
+                reader.waiting = True
+                try:
+                    await channel.wait(max(0.0, wake - now))
+                finally:
+                    reader.waiting = False
     finally:
+        channel.readers.discard(reader)
         cache.stats["watchers"] -= 1
         longrunning.dec()

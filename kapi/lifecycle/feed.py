@@ -27,6 +27,7 @@ import orjson
 from django.db import connection, transaction
 
 from kapi.lifecycle import aggregation, objects, wakeup, work
+from kapi.observability import origin
 from kapi.registry.store import GC_FINALIZERS
 from kapi.storage import default_storage
 
@@ -80,10 +81,11 @@ def _one_batch() -> int:
             wakeup.wake_workers(2)
             return 0
         cur.execute(
-            'SELECT resource_version, "group", resource, namespace, name, uid::text, type,'
-            " data->'metadata' FROM kapi_change"
-            " WHERE resource_version > %s AND resource_version <= %s"
-            " ORDER BY resource_version LIMIT %s",
+            'SELECT c.resource_version, c."group", c.resource, c.namespace, c.name,'
+            f" c.uid::text, c.type, c.data->'metadata', {origin.COLUMN}"
+            f" FROM kapi_change c{origin.JOIN}"
+            " WHERE c.resource_version > %s AND c.resource_version <= %s"
+            " ORDER BY c.resource_version LIMIT %s",
             [position, horizon, BATCH],
         )
         rows = cur.fetchall()
@@ -109,6 +111,8 @@ def _move(revision: int) -> None:
 
 class _Plan:
     def __init__(self) -> None:
+        #: The request behind each changed object (uid), when known.
+        self.requests: dict[str, str] = {}
         self.deleted: set[str] = set()
         self.owners: dict[str, tuple] = {}
         self.dependents: dict[str, tuple] = {}  # uid -> (key, refs, deleted)
@@ -117,7 +121,11 @@ class _Plan:
         self.sa_deleted: set[str] = set()
         self.cluster_roles_changed = False
 
-    def add(self, rv, group, resource, namespace, name, uid, type_, meta) -> None:
+    def add(self, rv, group, resource, namespace, name, uid, type_, meta, request_id="") -> None:
+        if request_id:
+            self.requests[uid] = request_id
+            if namespace:
+                self.requests.setdefault(f"ns:{namespace}", request_id)
         if isinstance(meta, (str, bytes)):
             meta = orjson.loads(meta)
         meta = meta or {}
@@ -164,9 +172,20 @@ class _Plan:
         rows += self._namespaces_to_check()
         if self.cluster_roles_changed:
             rows += aggregation.aggregating_roles()
-        asked = work.request(rows)
-        asked += work.request_dependents(sorted(self.deleted))
+        asked = work.request([(*row, self._request_of(row)) for row in rows])
+        deleted = sorted(self.deleted)
+        cause = next((self.requests[u] for u in deleted if u in self.requests), "")
+        asked += work.request_dependents(deleted, request_id=cause)
         return asked
+
+    def _request_of(self, row: tuple) -> str:
+        """The request behind an item: the object's own write, else (a
+        namespace touched by a change inside it) a write in that namespace."""
+        kind, uid, _g, _r, _ns, name = row[:6]
+        found = self.requests.get(uid, "")
+        if not found and kind == "namespace":
+            found = self.requests.get(f"ns:{name}", "")
+        return found
 
     def _dependents_to_check(self) -> list[tuple]:
         if not self.dependents:
@@ -235,7 +254,7 @@ def sweep_deleting() -> int:
             " AND ((\"group\" = '' AND resource = 'namespaces' AND namespace = '')"
             "      OR data->'metadata'->'finalizers' ?| array['orphan', 'foregroundDeletion'])"
         )
-        rows = [(*r, "") for r in cur.fetchall()]
+        rows = [(*r, "", "") for r in cur.fetchall()]
         cur.execute(
             "SELECT 'namespace', ns.uid::text, '', 'namespaces', '', ns.name FROM kapi_object ns"
             " WHERE ns.\"group\" = '' AND ns.resource = 'namespaces' AND ns.namespace = ''"
@@ -243,7 +262,7 @@ def sweep_deleting() -> int:
             " AND NOT EXISTS (SELECT 1 FROM kapi_object sa WHERE sa.\"group\" = ''"
             " AND sa.resource = 'serviceaccounts' AND sa.namespace = ns.name AND sa.name = 'default')"
         )
-        rows += [(*r, "") for r in cur.fetchall()]
+        rows += [(*r, "", "") for r in cur.fetchall()]
     return work.request(rows, bump=False)
 
 
@@ -254,7 +273,7 @@ def resync(full: bool = False) -> int:
     if full:
         with connection.cursor() as cur:
             cur.execute(
-                "SELECT 'attempt', uid::text, \"group\", resource, namespace, name, ''"
+                "SELECT 'attempt', uid::text, \"group\", resource, namespace, name, '', ''"
                 " FROM kapi_object WHERE data->'metadata' ? 'ownerReferences'"
             )
             asked += work.request(cur.fetchall(), bump=False)

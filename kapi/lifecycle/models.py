@@ -9,7 +9,7 @@ these rows are the intent, so a lost task or a killed worker loses nothing.
 
 from django.db import models
 
-__all__ = ["FeedCursor", "Work"]
+__all__ = ["FeedCursor", "Work", "WriteOrigin"]
 
 
 class FeedCursor(models.Model):
@@ -52,6 +52,8 @@ class Work(models.Model):
     attempts = models.IntegerField(default=0)
     due = models.DateTimeField(db_default=models.functions.Now())
     claimed_until = models.DateTimeField(null=True)
+    # The API request that caused this work (its X-Request-Id), for log lines.
+    request_id = models.CharField(max_length=128, blank=True, db_default="")
 
     class Meta:
         db_table = "kapi_lifecycle_work"
@@ -62,3 +64,22 @@ class Work(models.Model):
             )
         ]
         indexes = [models.Index(fields=["due", "id"], name="kapi_lifecycle_work_due")]
+
+
+class WriteOrigin(models.Model):
+    """Which API request last wrote an object that workers will act on.
+
+    Work is derived from the change log by scanners (the lifecycle feed, the
+    sync's change scan) that run later, in a worker, for many requests at once;
+    this row lets them carry the writing request's id into the work they ask
+    for (``kapi.observability.origin``). Rows older than a few minutes are
+    dropped by the lifecycle sweep.
+    """
+
+    uid = models.UUIDField(primary_key=True)
+    request_id = models.CharField(max_length=128)
+    written = models.DateTimeField(db_default=models.functions.Now())
+
+    class Meta:
+        db_table = "kapi_write_origin"
+        app_label = "kapi"

@@ -19,6 +19,7 @@ from django.db import connection
 
 from kapi.errors import StatusError
 from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup
+from kapi.observability.context import current_request_id
 from kapi.registry.catalog import catalog
 from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
 from kapi.registry.store import Registry, now_rfc3339
@@ -136,8 +137,9 @@ def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
     where, params = _type_filter(types)
     sql = (
         'INSERT INTO kapi_lifecycle_work (kind, uid, "group", resource, namespace, name, policy,'
-        " generation, attempts, due)"
-        " SELECT 'delete', uid, \"group\", resource, namespace, name, 'Background', 0, 0, now()"
+        " request_id, generation, attempts, due)"
+        " SELECT 'delete', uid, \"group\", resource, namespace, name, 'Background', %s, 0, 0,"
+        " now()"
         f" FROM kapi_object WHERE namespace = %s AND {where}"
         " AND NOT (data->'metadata' ? 'deletionTimestamp')"
         # Objects already asked for are skipped by the index, not by conflicts.
@@ -146,7 +148,8 @@ def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
         " ON CONFLICT (kind, uid) DO NOTHING"
     )
     with connection.cursor() as cur:
-        cur.execute(sql, [namespace, *params])
+        # The namespace's deletion request is current while its item runs.
+        cur.execute(sql, [current_request_id(), namespace, *params])
         return cur.rowcount
 
 

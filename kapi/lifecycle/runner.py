@@ -15,11 +15,19 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from kapi.errors import StatusError
 from kapi.lifecycle import aggregation, feed, gc, namespaces, wakeup, work
+from kapi.observability import origin
+from kapi.observability.context import (
+    current_request_id,
+    reset_request_id,
+    set_request_id,
+)
 from kapi.registry.store import Registry
 
 __all__ = ["BATCH", "run_batch", "sweep"]
 
 log = logging.getLogger(__name__)
+#: One line per work item handled (kind, object, outcome, duration, request id).
+item_log = logging.getLogger("kapi.work")
 
 BATCH = 200
 
@@ -39,7 +47,7 @@ def run_batch(limit: int = BATCH) -> int:
             if time.monotonic() - started > work.CLAIM_SECONDS / 3:
                 break
             try:
-                again = _handle(item, registry)
+                again = _handle_as_its_request(item, registry)
             except (InterfaceError, OperationalError):
                 raise  # the connection is gone: the task's retry takes over
             except Exception as exc:
@@ -75,6 +83,29 @@ def run_batch(limit: int = BATCH) -> int:
     return len(items)
 
 
+def _handle_as_its_request(item: work.Item, registry: Registry) -> float | None:
+    """``_handle`` with the item's request id current (its log lines, the
+    work it asks for and the writes it makes carry it) and one log line."""
+    token = set_request_id(item.request_id or current_request_id())
+    started = time.perf_counter()
+    outcome = "error"
+    try:
+        again = _handle(item, registry)
+        outcome = "done" if again is None else "again"
+        return again
+    finally:
+        item_log.info(
+            "lifecycle item",
+            extra={"fields": {
+                "kind": item.kind, "group": item.group, "resource": item.resource,
+                "namespace": item.namespace, "name": item.name, "uid": item.uid,
+                "attempt": item.attempts, "outcome": outcome,
+                "duration": round(time.perf_counter() - started, 6),
+            }},
+        )
+        reset_request_id(token)
+
+
 def _handle(item: work.Item, registry: Registry) -> float | None:
     """Seconds until the item should run again, or None when it is done."""
     if item.kind == "attempt":
@@ -101,5 +132,6 @@ def sweep(resync: bool = False) -> None:
         wakeup.wake_feed_now()
     if resync:
         feed.resync()
+        origin.forget_old()
     if work.any_due():
         wakeup.wake_workers(2)

@@ -17,6 +17,8 @@ from contextlib import nullcontext
 
 from django.db import DatabaseError, connection, transaction
 
+from kapi.observability import origin
+
 __all__ = ["on_write", "wake_feed", "wake_feed_now", "wake_workers"]
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,8 @@ def on_write(rt, obj: dict, deleted: bool) -> None:
             and rt.stored_resource == "clusterroles"
         )
     ):
+        # The work the feed derives from this write will carry this request's id.
+        origin.record(obj)
         wake_feed()
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from kapi.observability.context import current_request_id
+
 __all__ = [
     "CLAIM_SECONDS",
     "Item",
@@ -42,51 +44,59 @@ class Item:
     policy: str
     generation: int
     attempts: int
+    request_id: str = ""
 
 
 _UPSERT_TAIL = """
 ON CONFLICT (kind, uid) DO UPDATE
   SET generation = kapi_lifecycle_work.generation + 1,
-      due = LEAST(kapi_lifecycle_work.due, now())
+      due = LEAST(kapi_lifecycle_work.due, now()),
+      request_id = CASE WHEN EXCLUDED.request_id <> '' THEN EXCLUDED.request_id
+                        ELSE kapi_lifecycle_work.request_id END
 """
 _KEEP_TAIL = " ON CONFLICT (kind, uid) DO NOTHING"
 
 
 def request(rows: list[tuple], *, bump: bool = True) -> int:
-    """Ask for items ``(kind, uid, group, resource, namespace, name, policy)``.
+    """Ask for items ``(kind, uid, group, resource, namespace, name, policy[,
+    request_id])``; without a request id, the current one (the request, or the
+    item being handled, that asks).
 
     ``bump`` False leaves existing items alone (the safety-net sweeps)."""
+    current = current_request_id()
     unique = {}
     for row in rows:
-        unique[(row[0], row[1])] = row
+        unique[(row[0], row[1])] = row if len(row) == 8 else (*row, current)
     if not unique:
         return 0
     columns = list(zip(*unique.values(), strict=True))
     sql = (
         'INSERT INTO kapi_lifecycle_work (kind, uid, "group", resource, namespace, name, policy,'
-        " generation, attempts, due)"
-        " SELECT k, u::uuid, g, r, ns, n, p, 0, 0, now()"
+        " request_id, generation, attempts, due)"
+        " SELECT k, u::uuid, g, r, ns, n, p, q, 0, 0, now()"
         " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
-        " %s::text[]) AS t(k, u, g, r, ns, n, p)"
+        " %s::text[], %s::text[]) AS t(k, u, g, r, ns, n, p, q)"
     ) + (_UPSERT_TAIL if bump else _KEEP_TAIL)
     with connection.cursor() as cur:
         cur.execute(sql, [list(c) for c in columns])
         return cur.rowcount
 
 
-def request_dependents(owner_uids: list[str]) -> int:
+def request_dependents(owner_uids: list[str], request_id: str | None = None) -> int:
     """Ask to check (``attempt``) every dependent of ``owner_uids``: one statement."""
     if not owner_uids:
         return 0
     sql = (
         'INSERT INTO kapi_lifecycle_work (kind, uid, "group", resource, namespace, name, policy,'
-        " generation, attempts, due)"
-        " SELECT 'attempt', uid, \"group\", resource, namespace, name, '', 0, 0, now()"
+        " request_id, generation, attempts, due)"
+        " SELECT 'attempt', uid, \"group\", resource, namespace, name, '', %s, 0, 0, now()"
         " FROM kapi_object"
         " WHERE data->'metadata' ? 'ownerReferences' AND kapi_owner_uids(data) && %s::text[]"
     ) + _UPSERT_TAIL
+    if request_id is None:
+        request_id = current_request_id()
     with connection.cursor() as cur:
-        cur.execute(sql, [list(owner_uids)])
+        cur.execute(sql, [request_id, list(owner_uids)])
         return cur.rowcount
 
 
@@ -102,7 +112,7 @@ FROM (
 ) picked
 WHERE w.id = picked.id
 RETURNING w.id, w.kind, w.uid::text, w."group", w.resource, w.namespace, w.name, w.policy,
-          w.generation, w.attempts
+          w.generation, w.attempts, w.request_id
 """
 
 

@@ -15,7 +15,12 @@ per event whatever the number of watchers, and a watcher costs nothing while
 it waits. A watcher that falls more than the channel's capacity behind (a slow
 client) finds its cursor trimmed away: its watch ends and the client
 re-watches from the last version it saw (kube ends slow watchers the same
-way). ``Channel.floor`` says from where the buffer is complete: a watch
+way). A watcher that is stuck sending (its client stopped reading its socket)
+would never come back to find that out, so the channel itself ends it: each
+watcher registers a :class:`Reader` with its cursor, and when a publish trims
+past the cursor of a reader that is not waiting for events, the reader's
+``on_overflow(stalled=True)`` runs (the HTTP layer closes the connection, like
+kube's "forcing watcher close due to unresponsiveness"). ``Channel.floor`` says from where the buffer is complete: a watch
 starting below it first catches up from the change log in the database.
 
 Ordering: the horizon guarantees that every version at or below it has
@@ -37,11 +42,36 @@ from kapi.observability import metrics
 from kapi.storage.changes import ChangeEvent, change_from_row, changes_sql, conninfo
 from kapi.storage.notify import CHANNEL
 
-__all__ = ["Channel", "WatchCache", "watch_cache"]
+__all__ = ["Channel", "Reader", "WatchCache", "watch_cache"]
 
 log = logging.getLogger(__name__)
 
 _HORIZON = "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
+
+
+class Reader:
+    """One watcher's cursor as its channel sees it.
+
+    ``position`` is the sequence number the watcher reads from next (None while
+    it catches up from the database); ``waiting`` is true while it waits for
+    new events (so it is caught up, not stuck). ``on_overflow(stalled)`` runs
+    once, when the watcher is found to have fallen behind: by the channel when
+    it trims past a stalled reader (``stalled=True``), or by the watcher itself
+    when it comes back and finds its events gone (``stalled=False``).
+    """
+
+    __slots__ = ("_on_overflow", "ended", "position", "waiting")
+
+    def __init__(self, on_overflow: Callable[[bool], None]) -> None:
+        self.position: int | None = None
+        self.waiting = False
+        self.ended = False
+        self._on_overflow = on_overflow
+
+    def overflow(self, stalled: bool) -> None:
+        if not self.ended:
+            self.ended = True
+            self._on_overflow(stalled)
 
 
 class Channel:
@@ -57,6 +87,7 @@ class Channel:
         self.offset = 0
         self.floor = floor
         self.capacity = capacity
+        self.readers: set[Reader] = set()
         self._changed = asyncio.Event()
 
     @property
@@ -85,7 +116,17 @@ class Channel:
             self.floor = self.events[drop - 1].revision
             del self.events[:drop]
             self.offset += drop
+            self._end_stalled_readers()
         self.wake()
+
+    def _end_stalled_readers(self) -> None:
+        stalled = [
+            r for r in self.readers
+            if not r.waiting and r.position is not None and r.position < self.offset
+        ]
+        for reader in stalled:
+            self.readers.discard(reader)
+            reader.overflow(stalled=True)
 
     def reset(self, floor: int) -> None:
         """Forget everything: every current watcher overflows and ends."""

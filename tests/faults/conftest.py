@@ -91,12 +91,19 @@ def client(server: KapiServer) -> Client:
 def other_process(fault_server: KapiServer) -> Iterator[Client]:
     """Another API server process (plain HTTP) on the same database: where the
     watchers live, so that they outlast the faults injected into serve's."""
+    with second_api_process(fault_server, database_url(fault_server)) as other:
+        yield other
+
+
+@contextlib.contextmanager
+def second_api_process(server: KapiServer, db_url: str) -> Iterator[Client]:
+    """A plain-HTTP uvicorn of kapi on ``server``'s data directory and ``db_url``."""
     port = free_port()
     env = {
         **os.environ,
         **FAULT_ENV,
-        "KAPI_DATA_DIR": str(fault_server.data_dir),
-        "DATABASE_URL": database_url(fault_server),
+        "KAPI_DATA_DIR": str(server.data_dir),
+        "DATABASE_URL": db_url,
         "KAPI_DB_POOL_TIMEOUT": "3",
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
@@ -105,7 +112,7 @@ def other_process(fault_server: KapiServer) -> Iterator[Client]:
          "--port", str(port), "--loop", "uvloop", "--no-access-log", "--log-level", "warning"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    other = Client(f"http://127.0.0.1:{port}", fault_server.token, None)
+    other = Client(f"http://127.0.0.1:{port}", server.token, None)
     deadline = time.monotonic() + 60
     while True:
         try:

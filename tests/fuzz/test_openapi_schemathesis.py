@@ -1,22 +1,61 @@
-"""schemathesis against kapi's own ``/openapi/v3`` (core/v1 ConfigMaps and
-apps/v1 Deployments): generated requests for every operation of those paths,
-with a fixed seed and budget, must never get a 5xx."""
+"""schemathesis against kapi's own ``/openapi/v3``: every operation of every
+group-version the index lists (built-in groups, ``sync.kapi.dev`` and a CRD
+created for the run), with valid (positive) and invalid (negative) requests, a
+fixed seed (``derandomize``) and a fixed budget per operation. No request may
+get a 5xx and ``serve`` may log no unhandled exception.
+
+The fuzzer deletes collections (cluster roles, CRDs...), so it gets its own
+``serve`` instead of the session's. The CRD's group and ``sync.kapi.dev`` go
+first and ``apiextensions.k8s.io`` last, so the CRD is still served while its
+own operations are fuzzed.
+"""
 
 from __future__ import annotations
 
 import os
-import re
+import time
+from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, settings
-from kapi_testserver import KapiServer
+from hypothesis import HealthCheck, given, settings
+from kapi_testserver import (
+    KapiServer,
+    ServerFailed,
+    new_data_dir,
+    remove_data_dir,
+    start_server,
+    stop_server,
+)
+from schemathesis import GenerationMode
 
-CASES = int(os.environ.get("KAPI_FUZZ_OPENAPI_CASES", "15"))
-PATHS = {
-    "/openapi/v3/api/v1": r"^/api/v1/namespaces/\{namespace\}/configmaps(/\{name\})?$",
-    "/openapi/v3/apis/apps/v1": r"^/apis/apps/v1/namespaces/\{namespace\}/deployments(/\{name\})?$",
+#: Cases per operation and generation mode (518+ operations, two modes).
+CASES = int(os.environ.get("KAPI_FUZZ_OPENAPI_CASES", "3"))
+NAMESPACE = "fuzz"
+CRD_GROUP = "fuzz.example.com"
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": f"widgets.{CRD_GROUP}"},
+    "spec": {
+        "group": CRD_GROUP,
+        "scope": "Namespaced",
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+        "versions": [{
+            "name": "v1", "served": True, "storage": True,
+            "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": {
+                    "size": {"type": "integer", "minimum": 0, "maximum": 10},
+                    "color": {"type": "string", "enum": ["red", "blue"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                }},
+                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            }}},
+        }],
+    },
 }
 
 
@@ -28,54 +67,88 @@ def _session(server: KapiServer) -> requests.Session:
     return session
 
 
-@pytest.fixture(scope="session")
-def kapi_openapi(kapi_server: KapiServer):
-    session = _session(kapi_server)
-    merged: dict | None = None
-    for doc, regex in PATHS.items():
-        spec = session.get(kapi_server.url + doc, timeout=60).json()
-        spec["paths"] = {
-            p: ops for p, ops in spec["paths"].items()
-            if re.match(regex, p)
-        }
-        if merged is None:
-            merged = spec
-        else:
-            merged["paths"].update(spec["paths"])
-            merged.setdefault("components", {}).setdefault("schemas", {}).update(
-                spec.get("components", {}).get("schemas", {}))
-    return schemathesis.openapi.from_dict(merged)
-
-
-def test_no_server_errors(kapi_openapi, kapi_server: KapiServer) -> None:
-    """Each operation gets its own hypothesis run (schemathesis' strategy)."""
-    from hypothesis import given
-
-    session = _session(kapi_server)
-    operations = [result.ok() for result in kapi_openapi.get_all_operations()]
-    assert len(operations) >= 10, [op.label for op in operations]
-    failures: list = []
-    calls: list = []
-    for operation in operations:
-
-        @given(operation.as_strategy())
-        @settings(max_examples=CASES, derandomize=True, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
-        def run(case) -> None:
-            if "namespace" in (case.path_parameters or {}):
-                case.path_parameters["namespace"] = "default"
-            calls.append(case.method)
-            response = case.call(base_url=kapi_server.url, session=session, timeout=30,
-                                 verify=str(kapi_server.ca_path))
-            if response.status_code >= 500:
-                failures.append((case.method, case.formatted_path, response.status_code,
-                                 response.text[:300]))
-            assert response.status_code < 500
-
+@pytest.fixture(scope="module")
+def fuzz_server() -> Iterator[KapiServer]:
+    data_dir = new_data_dir()
+    try:
         try:
+            server = start_server(data_dir, env={**os.environ, "KAPI_REQUEST_LOG": "0"})
+        except ServerFailed as error:
+            pytest.fail(str(error), pytrace=False)
+        yield server
+        stop_server(server)
+    finally:
+        remove_data_dir(data_dir)
+
+
+def _group_versions(server: KapiServer, session: requests.Session) -> list[tuple[str, str]]:
+    """Create the namespace and the CRD (again: a previous run may have deleted
+    them) and return the index's ``(group-version, URL)``, in fuzzing order."""
+    session.post(server.url + "/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}},
+                 timeout=30)
+    session.post(server.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                 json=CRD, timeout=30)
+    deadline = time.monotonic() + 30
+    while True:
+        index = session.get(server.url + "/openapi/v3", timeout=30).json()["paths"]
+        if f"apis/{CRD_GROUP}/v1" in index:
+            break
+        assert time.monotonic() < deadline, f"the CRD is not in /openapi/v3: {list(index)}"
+        time.sleep(0.3)
+
+    def order(gv: str) -> int:
+        if CRD_GROUP in gv:
+            return 0
+        if "sync.kapi.dev" in gv:
+            return 1
+        return 3 if "apiextensions.k8s.io" in gv else 2
+
+    return [(gv, index[gv]["serverRelativeURL"]) for gv in sorted(index, key=order)]
+
+
+def _fuzz(server: KapiServer, mode: GenerationMode) -> tuple[Counter, list, set]:
+    session = _session(server)
+    calls: Counter = Counter()
+    failures: list = []
+    covered: set = set()
+    for gv, url in _group_versions(server, session):
+        response = session.get(server.url + url, timeout=60)
+        assert response.status_code == 200, (gv, response.status_code, response.text[:300])
+        schema = schemathesis.openapi.from_dict(response.json())
+        for result in schema.get_all_operations():
+            operation = result.ok()
+            covered.add(gv)
+            params = {"namespace": NAMESPACE} if "{namespace}" in operation.path else None
+
+            @given(operation.as_strategy(mode, path_parameters=params))
+            @settings(max_examples=CASES, derandomize=True, deadline=None, database=None,
+                      suppress_health_check=list(HealthCheck))
+            def run(case) -> None:
+                calls[gv] += 1  # noqa: B023 - run() is called right below, in this iteration
+                answer = case.call(base_url=server.url, session=session, timeout=30,
+                                   verify=str(server.ca_path))
+                if answer.status_code >= 500:
+                    failures.append((mode.value, case.method, case.formatted_path,
+                                     case.query, repr(case.body)[:300],
+                                     answer.status_code, answer.text[:300]))
+
             run()
-        except AssertionError:
-            pass  # recorded in failures with the shrunk example
-    print("FIGURE", {"test": "schemathesis", "operations": len(operations),
-                     "cases": len(calls), "server_errors": len(failures)})
+    return calls, failures, covered
+
+
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
+                         ids=lambda m: m.value)
+def test_no_server_errors(fuzz_server: KapiServer, mode: GenerationMode) -> None:
+    calls, failures, covered = _fuzz(fuzz_server, mode)
+    assert f"apis/{CRD_GROUP}/v1" in covered and "apis/sync.kapi.dev/v1" in covered
+    assert "api/v1" in covered and len(covered) >= 20, covered
+    # Every operation ran its budget (schemathesis may stop early only when an
+    # operation has fewer distinct cases than the budget).
+    assert sum(calls.values()) >= 500 * CASES, calls
+    tracebacks = [line for line in fuzz_server.output().splitlines() if "Traceback" in line
+                  or '"exc":' in line]
+    print("FIGURE", {"test": f"schemathesis-{mode.value}", "group_versions": len(covered),
+                     "cases": sum(calls.values()), "server_errors": len(failures),
+                     "tracebacks": len(tracebacks)})
     assert not failures, failures
+    assert not tracebacks, tracebacks[:5]

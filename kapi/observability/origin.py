@@ -1,0 +1,60 @@
+"""Carrying a request's id to work that is derived from its writes later.
+
+The deletion lifecycle and the sync do not get their work from the request
+that caused it: scanners read the change log in a worker, for many writes at
+once. So the request records, for each object it wrote that such a scanner
+acts on, its request id (``record``: one upsert into ``kapi_write_origin``,
+keyed by the object's uid), and the scanners join the change rows with it
+(``JOIN``/``COLUMN``) and store the id on the work item they ask for; the
+worker that runs the item makes it current again (log lines carry it, and the
+writes it makes record it in turn, so a cascade keeps the id).
+
+Best effort: a scanner that reads a change before its origin row exists, or
+after a later request wrote the same object, attributes it to no request or to
+the later one. Rows older than ``KEEP_MINUTES`` are dropped by ``forget_old``.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import nullcontext
+
+from django.db import DatabaseError, connection, transaction
+
+from kapi.observability.context import current_request_id
+
+__all__ = ["COLUMN", "JOIN", "forget_old", "record"]
+
+log = logging.getLogger(__name__)
+
+KEEP_MINUTES = 10
+#: Join a ``kapi_change`` row aliased ``c`` with its origin; select ``COLUMN``.
+JOIN = " LEFT JOIN kapi_write_origin o ON o.uid = c.uid"
+COLUMN = "coalesce(o.request_id, '')"
+
+_UPSERT = (
+    "INSERT INTO kapi_write_origin (uid, request_id, written) VALUES (%s, %s, now())"
+    " ON CONFLICT (uid) DO UPDATE SET request_id = EXCLUDED.request_id, written = now()"
+)
+
+
+def record(obj: dict) -> None:
+    """Remember that the current request wrote ``obj`` (no-op outside a request)."""
+    request_id = current_request_id()
+    uid = (obj.get("metadata") or {}).get("uid")
+    if not request_id or not uid:
+        return
+    try:
+        guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
+        with guard, connection.cursor() as cur:
+            cur.execute(_UPSERT, [uid, request_id])
+    except DatabaseError:  # e.g. before the migration: only log lines lose the id
+        log.warning("could not record the request of a write", exc_info=True)
+
+
+def forget_old() -> None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "DELETE FROM kapi_write_origin WHERE written < now() - make_interval(mins => %s)",
+            [KEEP_MINUTES],
+        )
