@@ -110,6 +110,7 @@ async def _frames(
     plan, registry: Registry, transform, include_object: str, permitted=None
 ) -> AsyncIterator[bytes]:
     first = True
+    pending: list[bytes] = []
     tkey = (transform, include_object)
     checked = time.monotonic()
     async for event in stream(plan, registry):
@@ -119,9 +120,19 @@ async def _frames(
             checked = time.monotonic()
             if not await permitted():
                 return
-        yield _encode(plan, event, transform, include_object, first, tkey)
+        frame = _encode(plan, event, transform, include_object, first, tkey)
         if event.type != "ERROR":
             first = False
+        if event.more:
+            # A watcher that was behind gets its burst in one write (one TLS
+            # record, one syscall) instead of one per event.
+            pending.append(frame)
+            continue
+        if pending:
+            pending.append(frame)
+            frame = b"".join(pending)
+            pending = []
+        yield frame
 
 
 def _encode(plan, event: WatchEvent, transform, include_object, first: bool, tkey) -> bytes:
