@@ -95,6 +95,22 @@ async def main(args) -> dict:
             p50_ms=round(percentile(delays, 50) * 1000, 1), p99_ms=round(percentile(delays, 99) * 1000, 1),
             max_ms=round(max(delays) * 1000, 1),
         )
+        # Where the delay is: until the first watcher has a write (notify,
+        # horizon, change-log read) and from there to the last (the fan-out).
+        first: dict = {}
+        last: dict = {}
+        for s in streams:
+            for _k, rv, t in s:
+                if rv in written:
+                    first[rv] = min(first.get(rv, t), t)
+                    last[rv] = max(last.get(rv, t), t)
+        firsts = [first[rv] - written[rv] for rv in first]
+        spreads = [last[rv] - first[rv] for rv in first]
+        figures.update(
+            first_p50_ms=round(percentile(firsts, 50) * 1000, 1), first_p99_ms=round(percentile(firsts, 99) * 1000, 1),
+            first_max_ms=round(max(firsts) * 1000, 1),
+            spread_p50_ms=round(percentile(spreads, 50) * 1000, 1), spread_p99_ms=round(percentile(spreads, 99) * 1000, 1),
+        )
         return figures
 
 
