@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-__all__ = ["Target", "percentile", "run_load", "server", "summary"]
+__all__ = ["Target", "django_user", "percentile", "run_load", "server", "summary"]
 
 
 class Target:
@@ -70,6 +70,56 @@ def server(kubeconfig: str | None = None):
             yield Target(srv.url, srv.token, str(srv.ca_path)), srv
         finally:
             stop_server(srv)
+
+
+def django_user(srv, target: Target, name: str, clusterrole: str = "edit", namespace: str = "default") -> Target:
+    """A Target for the non-admin Django user ``name`` (``manage.py kubeconfig
+    --user``), bound to ``clusterrole`` in ``namespace``: every request then goes
+    through the Django-user token path and RBAC instead of the admin static token."""
+    import subprocess
+
+    import yaml
+
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(srv.data_dir), "--user", name],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    token = yaml.safe_load(out)["users"][0]["user"]["token"]
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": f"bench-{name}"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": clusterrole},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": name}],
+    }
+    conn = target.connection()
+    conn.request(
+        "POST",
+        f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings",
+        body=json.dumps(binding).encode(),
+        headers=target.headers(),
+    )
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    if response.status != 201:
+        raise SystemExit(f"could not bind {name}: {response.status}")
+    user = Target(target.url, token, target.ca_path)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # RBAC reaches every API process within 0.25 s
+        conn = user.connection()
+        conn.request("GET", f"/api/v1/namespaces/{namespace}/configmaps?limit=1", headers=user.headers())
+        ok = conn.getresponse()
+        ok.read()
+        conn.close()
+        if ok.status == 200:
+            time.sleep(0.6)  # and every other API process too
+            return user
+        time.sleep(0.1)
+    raise SystemExit(f"{name} was not allowed in time")
 
 
 def _worker(target: Target, requests: list, threads: int, out) -> None:

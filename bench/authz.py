@@ -4,7 +4,9 @@ Creates N RoleBindings (spread over 50 namespaces, each binding `view` to its
 own user; one more binds the measured user) through the registry of the kapi
 whose data directory is KAPI_DATA_DIR, then times ``access.allowed`` for an
 allowed and a denied request: with the index warm (pure lookup) and including
-the per-request freshness check (one indexed SQL query every 0.25 s).
+the per-request freshness check (one indexed SQL query every 0.25 s). Then
+the authentication cost per request of a non-admin Django user's token (JWT
+verification and the user's groups) next to the admin static token.
 
     KAPI_DATA_DIR=/path/to/data python bench/authz.py [--bindings 1000]
 """
@@ -76,6 +78,23 @@ def main() -> None:
             access.allowed(attrs)
         fresh = (time.perf_counter() - start) / n * 1e6
         print(f"{label}: {pure:.1f} µs warm lookup, {fresh:.1f} µs with the freshness query")
+    authentication(args.calls // 10)
+
+
+def authentication(calls: int) -> None:
+    """µs per ``authenticate_token``: the admin static token and a Django user's."""
+    from kapi.auth import djangousers
+    from kapi.auth.authenticator import authenticate_token
+    from kapi.runtime import tokens
+
+    static = tokens.ensure_token_file()
+    user_token = djangousers.mint_token(djangousers.ensure_user("bench-authn"))
+    for label, token in (("admin static token", static), ("Django user token", user_token)):
+        assert authenticate_token(token) is not None
+        start = time.perf_counter()
+        for _ in range(calls):
+            authenticate_token(token)
+        print(f"authenticate, {label}: {(time.perf_counter() - start) / calls * 1e6:.1f} µs")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,12 @@
 alongside, pgbench doing the same two inserts (object row + change-log row) per
 transaction on the same PostgreSQL, and the ratio of the two.
 
-    python bench/core_create.py [--count 2000] [--clients 16] [--kubeconfig KC]
+    python bench/core_create.py [--count 2000] [--clients 16] [--kubeconfig KC] [--user NAME]
+
+``--user NAME`` (fresh server only) runs the load as a non-admin Django user
+bound to ``edit`` in ``default``: the Django-user token path plus RBAC, instead
+of the admin static token. With ``--kubeconfig``, pass a non-admin user's
+kubeconfig for the same.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from _load import run_load, server, summary
+from _load import django_user, run_load, server, summary
 
 PAYLOAD = "x" * 900  # with metadata, about 1 KiB per object
 
@@ -73,9 +78,15 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--kubeconfig")
+    parser.add_argument("--user", help="run as this non-admin Django user (edit in default)")
     args = parser.parse_args()
     run = uuid.uuid4().hex[:6]
     with server(args.kubeconfig) as (target, srv):
+        if args.user:
+            if srv is None:
+                raise SystemExit("--user needs a fresh server (no --kubeconfig)")
+            target = django_user(srv, target, args.user)
+            print(f"as Django user {args.user} (edit in default), RBAC on")
         base = "/api/v1/namespaces/default/configmaps"
         creates = [("POST", base, configmap(f"bench-{run}-{i}"), "application/json", (201,)) for i in range(args.count)]
         created = run_load(target, creates, clients=args.clients)

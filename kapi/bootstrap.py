@@ -32,3 +32,6 @@ def _on_post_migrate(sender, **kwargs) -> None:
         from kapi.auth.bootstrap import ensure_bootstrap_policy
 
         ensure_bootstrap_policy()
+        from kapi.lifecycle.aggregation import sync_all
+
+        sync_all()

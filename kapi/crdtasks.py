@@ -24,8 +24,11 @@ def cleanup_crd(name: str) -> None:
 
 @shared_task(name="kapi.crd.sweep", acks_late=True)
 def sweep_crd_cleanup() -> None:
-    """Beat's safety net and trigger: enqueue a pass for every CRD being deleted."""
+    """Beat's safety net and trigger: enqueue a pass for every CRD being deleted,
+    and give CRDs waiting for names those another CRD released since."""
     from kapi.registry.crdcleanup import crds_to_clean_up
+    from kapi.registry.crdnames import reconcile_waiting
 
     for name in crds_to_clean_up():
         cleanup_crd.delay(name)
+    reconcile_waiting()

@@ -146,7 +146,9 @@ _SYNC_SCHEMA = {
                 "path": {"type": "string", "default": "./"},
                 "interval": _duration("10m"),
                 "retryInterval": _duration(),
-                "timeout": _duration("5m"),
+                # Bounds a whole reconcile (apply and health checks); default:
+                # the interval, as Flux's Kustomization.
+                "timeout": _duration(),
                 "prune": {"type": "boolean", "default": True},
                 "suspend": {"type": "boolean", "default": False},
                 "force": {"type": "boolean", "default": False},
@@ -163,6 +165,8 @@ _SYNC_SCHEMA = {
                 "lastAppliedRevision": {"type": "string"},
                 "lastAttemptedRevision": {"type": "string"},
                 "lastAppliedDigest": {"type": "string"},
+                # spec.wait: when the health checks of the current attempt give up.
+                "healthCheckDeadline": {"type": "string"},
                 "applied": {"type": "integer"},
                 "unchanged": {"type": "integer"},
                 "pruned": {"type": "integer"},

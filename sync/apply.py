@@ -33,6 +33,7 @@ from kapi.registry.options import DeleteOptions, PatchOptions
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
 from kapi.storage import KeyNotFound
+from kapi.storage.interface import ListQuery
 from kapi.validation.metadata import validate_object_meta
 from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
 
@@ -41,8 +42,10 @@ __all__ = [
     "Entry",
     "Outcome",
     "Problem",
+    "TimeoutExceeded",
     "apply",
     "inventory_entries",
+    "live_objects",
     "parse_id",
     "plan",
     "prune",
@@ -53,6 +56,19 @@ FIELD_MANAGER = "kapi-sync"
 CRD_GROUP = "apiextensions.k8s.io"
 ESTABLISH_TIMEOUT = 30.0
 Object = dict[str, Any]
+
+
+class TimeoutExceeded(Exception):
+    """``spec.timeout`` ran out between two objects; ``done`` of ``total`` were handled."""
+
+    def __init__(self, stage: str, done: int, total: int) -> None:
+        super().__init__(f"{stage}: {done} of {total} objects done")
+        self.stage, self.done, self.total = stage, done, total
+
+
+def _check_deadline(deadline: float | None, stage: str, done: int, total: int) -> None:
+    if deadline is not None and time.time() >= deadline:
+        raise TimeoutExceeded(stage, done, total)
 
 
 @dataclass
@@ -244,14 +260,17 @@ def authorize(entries: list[Entry], user, registry: Registry | None = None) -> l
 
 
 def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
-             registry: Registry | None = None) -> list[Problem]:
-    """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing)."""
+             registry: Registry | None = None, deadline: float | None = None) -> list[Problem]:
+    """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing).
+
+    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``."""
     registry = registry or Registry()
     problems: list[Problem] = []
     ns_type = catalog().lookup("", "v1", "namespaces")
     new_namespaces = {e.name for e in entries if e.rank == 1}
     existing: dict[str, bool] = {}
-    for entry in entries:
+    for index, entry in enumerate(entries):
+        _check_deadline(deadline, "validating", index, len(entries))
         rt = entry.rt
         assert rt is not None
         live = None
@@ -287,9 +306,12 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
     return problems
 
 
-def _wait_served(entries: list[Entry], timeout: float) -> None:
-    """Re-resolve types of pending entries once their CRDs are served."""
+def _wait_served(entries: list[Entry], timeout: float, until: float | None = None) -> None:
+    """Re-resolve types of pending entries once their CRDs are served (at most
+    ``timeout`` seconds, and not past the epoch time ``until``)."""
     deadline = time.monotonic() + timeout
+    if until is not None:
+        deadline = min(deadline, time.monotonic() + max(0.0, until - time.time()))
     for entry in entries:
         if not entry.pending_type:
             continue
@@ -308,21 +330,88 @@ def _immutable(exc: errors.StatusError) -> bool:
     return exc.code == 422 and "immutable" in exc.status.get("message", "")
 
 
+def live_objects(entries: list[Entry], registry: Registry) -> dict[str, Object]:
+    """The live objects of ``entries`` (served form) by entry id, read with one
+    list per type and namespace (by name) instead of one read per object.
+    Objects that do not exist are absent."""
+    groups: dict[tuple[str, str, str], list[Entry]] = {}
+    for entry in entries:
+        if entry.rt is not None and not entry.pending_type:
+            key = registry.key(entry.rt, entry.namespace, entry.name)
+            groups.setdefault((key.group, key.resource, key.namespace), []).append(entry)
+    out: dict[str, Object] = {}
+    for (group, resource, namespace), members in groups.items():
+        names = sorted({entry.name for entry in members})
+        page = registry.storage.list(ListQuery(group, resource, namespace, where=["name = ANY(%s)"],
+                                               params=[names]))
+        stored = {item["metadata"]["name"]: item for item in page.items}
+        for entry in members:
+            if entry.name in stored:
+                out[entry.id] = registry.from_storage(entry.rt, stored[entry.name])
+    return out
+
+
+def _covers(want: Any, have: Any) -> bool:
+    """Every value ``want`` sets is in ``have`` (maps: key by key; lists: same
+    length, item by item, so defaults the server added to items still count
+    as covered; scalars: equal and of the same JSON type)."""
+    if isinstance(want, dict):
+        return isinstance(have, dict) and all(k in have and _covers(v, have[k]) for k, v in want.items())
+    if isinstance(want, list):
+        return isinstance(have, list) and len(want) == len(have) and all(map(_covers, want, have))
+    return type(want) is type(have) and want == have
+
+
+def _in_place(entry: Entry, live: Object | None) -> bool:
+    """Would applying ``entry`` again change nothing? Only asked when the same
+    configuration was applied before (same rendered input, same spec), so
+    kapi-sync's field set is the one this configuration gives. Then a no-op
+    needs: the object exists; no other manager wrote it after kapi-sync's
+    apply (status writes aside: kapi-sync owns no status); every value the
+    configuration sets is live. Anything else takes the full apply."""
+    if live is None or "status" in entry.obj:
+        return False
+    entries = [e for e in (live.get("metadata") or {}).get("managedFields") or []
+               if e.get("subresource") != "status"]
+    ours = [e for e in entries if e.get("manager") == FIELD_MANAGER and e.get("operation") == "Apply"]
+    if len(ours) != 1:
+        return False
+    applied_at = ours[0].get("time") or ""
+    if any(e.get("manager") != FIELD_MANAGER and (e.get("time") or "") >= applied_at for e in entries):
+        return False
+    return _covers(entry.obj, live)
+
+
 def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Registry | None = None,
-          progress: Callable[[str], None] | None = None) -> Outcome:
-    """Server-side apply in dependency order; raises the first ``StatusError``."""
+          progress: Callable[[str], None] | None = None, deadline: float | None = None,
+          reapply: bool = False) -> Outcome:
+    """Server-side apply in dependency order; raises the first ``StatusError``, or
+    ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``.
+
+    ``reapply``: these exact configurations were all applied before (the
+    Sync's last applied input). The live objects are then read in bulk and
+    only those that drifted (``_in_place`` is false) go through apply; the
+    rest count as unchanged without a request each."""
     registry = registry or Registry()
     outcome = Outcome()
+    live = live_objects(entries, registry) if reapply else {}
     for index, entry in enumerate(entries):
+        _check_deadline(deadline, "applying", index, len(entries))
         if entry.rank == 2 and index and entries[index - 1].rank < 2:
-            _wait_served(entries, ESTABLISH_TIMEOUT)
+            _wait_served(entries, ESTABLISH_TIMEOUT, deadline)
         rt = entry.rt
         assert rt is not None
+        if reapply and _in_place(entry, live.get(entry.id)):
+            outcome.unchanged += 1
+            continue
         key = registry.key(rt, entry.namespace, entry.name)
-        try:
-            before = registry.storage.get(key)["metadata"].get("resourceVersion")
-        except KeyNotFound:
-            before = None
+        if entry.id in live:
+            before = live[entry.id]["metadata"].get("resourceVersion")
+        else:
+            try:
+                before = registry.storage.get(key)["metadata"].get("resourceVersion")
+            except KeyNotFound:
+                before = None
         try:
             out, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(False))
         except errors.StatusError as exc:
@@ -339,7 +428,7 @@ def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Regis
             catalog(fresh=True)
         if progress and (index + 1) % 100 == 0:
             progress(f"applied {index + 1}/{len(entries)}")
-    _wait_served(entries, ESTABLISH_TIMEOUT)
+    _wait_served(entries, ESTABLISH_TIMEOUT, deadline)
     return outcome
 
 

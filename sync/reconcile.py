@@ -4,26 +4,36 @@ The recipe, one run at a time per Sync (``sync.queue``):
 
 1. deleting? prune the inventory (``prune: true``), then drop the finalizer;
 2. suspended? nothing (resuming requests a run, which takes the latest revision);
+   a spec only a spec change can fix (path outside the repository)? Stalled;
 3. source artifact and ``dependsOn`` ready? else a condition and a retry;
-4. nothing new (same revision, same tree under ``spec.path``, same generation,
+4. a ``spec.wait`` health check pending for this same input? only check the
+   objects again (``sync.health``), see ``await_health``;
+5. nothing new (same revision, same tree under ``spec.path``, same generation,
    no drift, no new ``requestedAt``)? write nothing; a new revision whose tree
    under the path is unchanged only records the revision (monorepos);
-5. render, plan, validate everything (apply nothing if anything fails), apply,
-   prune what the previous inventory had and the new set lacks;
-6. status: inventory, counts, conditions, revisions; an Event when something changed.
+6. Reconciling=True; render, plan, validate everything (apply nothing if
+   anything fails), apply (re-applying the last applied input, only what
+   drifted), prune what the previous inventory had and the new set lacks, all
+   within ``spec.timeout``;
+7. ``spec.wait``? wait for health without holding the worker;
+8. status: inventory, counts, conditions, revisions; an Event when something changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from kapi import errors
 from kapi.auth import access
+from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, queue
+from sync import gitstore, health, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
 from sync.render import RenderError, render
 from sync.source import repository_dir
@@ -32,6 +42,8 @@ from sync.status import event, remove_condition, set_condition, update_status
 __all__ = ["load_objects", "reconcile_sync"]
 
 Progress = Callable[[str], None]
+#: Seconds between health checks while a Sync waits for its objects (``spec.wait``).
+HEALTH_POLL = 1.0
 
 
 def _noop(_: str) -> None:
@@ -43,6 +55,44 @@ def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
     if ignore:
         relevant["ignore"] = ignore  # the source's spec.ignore changes what is rendered
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
+
+
+def _rfc3339(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _epoch(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+
+
+def _unhealthy(inventory: list[dict], registry: Registry) -> tuple[list[str], list[str]]:
+    """(failed, in progress): the inventory objects that are not healthy by kstatus
+    rules, each as ``Kind/namespace/name status: 'InProgress': message``."""
+    served = catalog(fresh=True)
+    entries: list[engine.Entry] = []
+    for item in inventory:
+        try:
+            namespace, name, group, kind, version = engine.parse_id(item)
+        except ValueError:
+            continue
+        rt = served.for_kind(group, version, kind)
+        entries.append(engine.Entry({}, group, version, kind, namespace, name, rt))
+    live = engine.live_objects(entries, registry)
+    failed: list[str] = []
+    waiting: list[str] = []
+    for entry in entries:
+        verdict = health.compute(live.get(entry.id))
+        if verdict.healthy:
+            continue
+        where = f"{entry.kind}/{entry.namespace + '/' if entry.namespace else ''}{entry.name}"
+        line = f"{where} status: '{verdict.status}': {verdict.message}"
+        (failed if verdict.status == health.FAILED else waiting).append(line)
+    return failed, waiting
+
+
+def _listing(lines: list[str], limit: int = 10) -> str:
+    more = f", and {len(lines) - limit} more" if len(lines) > limit else ""
+    return "[" + ", ".join(lines[:limit]) + more + "]"
 
 
 def load_objects(repo: dict, sha: str, spec: dict) -> list[dict]:
@@ -78,12 +128,22 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     requested_at = (meta.get("annotations") or {}).get(REQUESTED_AT)
     new_request = bool(requested_at) and requested_at != status.get("lastHandledReconcileAt")
 
-    def fail(reason_: str, message: str, revision: str | None = None) -> float:
+    def fail(reason_: str, message: str, revision: str | None = None,
+             record: Callable[[dict], None] | None = None, stalled: bool = False) -> float | None:
+        """Ready=False and the end of this attempt: retried at the retry interval,
+        or, ``stalled``, not until the spec changes (Flux's Stalled=True)."""
         progress(f"{reason_}: {message}")
 
         def change(st: dict) -> None:
+            if record is not None:
+                record(st)
             set_condition(st, "Ready", "False", reason_, message, generation)
             remove_condition(st, "Reconciling")
+            if stalled:
+                set_condition(st, "Stalled", "True", reason_, message, generation)
+            else:
+                remove_condition(st, "Stalled")
+            st.pop("healthCheckDeadline", None)
             st["observedGeneration"] = generation
             if revision:
                 st["lastAttemptedRevision"] = revision
@@ -95,7 +155,14 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         ready = next((c for c in before or [] if c.get("type") == "Ready"), {})
         if ready.get("reason") != reason_ or ready.get("message") != message[:4096]:
             event(sync, "Warning", reason_, message, registry)
-        return retry
+        return None if stalled else retry
+
+    # -- what only a spec change can fix (Stalled) ------------------------------------
+    path = spec.get("path") or "./"
+    if posixpath.normpath(path.lstrip("/")).split("/")[0] == "..":
+        return fail("BuildFailed", f"spec.path {path!r} is outside the repository", stalled=True)
+    if any(dep.get("name") == name for dep in spec.get("dependsOn") or []):
+        return fail("DependencyNotReady", f"Sync {namespace}/{name} depends on itself", stalled=True)
 
     # -- source and dependencies ------------------------------------------------
     source = (spec.get("sourceRef") or {}).get("name", "")
@@ -128,6 +195,83 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         return fail("ArtifactFailed", f"cannot read revision {revision}: {exc}", revision)
     digest = _digest(tree, spec, (repo.get("spec") or {}).get("ignore"))
     ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+    timeout_text = spec.get("timeout") or spec.get("interval") or "10m"
+    timeout = parse_duration(spec.get("timeout"), interval)
+    pending = status.get("healthCheckDeadline")
+    same_attempt = (
+        status.get("lastAppliedDigest") == digest
+        and status.get("lastAttemptedRevision") == revision
+        and status.get("observedGeneration") == generation
+        and not new_request
+    )
+
+    def applied_state(inventory: list[dict], outcome: engine.Outcome | None) -> Callable[[dict], None]:
+        """What an apply leaves in status whatever the health checks say."""
+
+        def record(st: dict) -> None:
+            st["observedGeneration"] = generation
+            st["lastAttemptedRevision"] = revision
+            st["lastAppliedDigest"] = digest
+            st["inventory"] = {"entries": inventory}
+            if outcome is not None and (outcome.applied or outcome.pruned or "applied" not in st):
+                st.update(applied=outcome.applied, unchanged=outcome.unchanged, pruned=outcome.pruned)
+            if requested_at:
+                st["lastHandledReconcileAt"] = requested_at
+
+        return record
+
+    def succeed(inventory: list[dict], outcome: engine.Outcome | None) -> float:
+        message = f"Applied revision: {revision}"
+        record = applied_state(inventory, outcome)
+
+        def succeeded(st: dict) -> None:
+            record(st)
+            set_condition(st, "Ready", "True", "ReconciliationSucceeded", message, generation)
+            remove_condition(st, "Reconciling")
+            remove_condition(st, "Stalled")
+            st.pop("healthCheckDeadline", None)
+            st["lastAppliedRevision"] = revision
+
+        update_status(rt, namespace, name, succeeded, registry)
+        changed = outcome is not None and (outcome.applied or outcome.pruned)
+        if changed or ready.get("status") != "True":
+            counts = "" if outcome is None else (
+                f": {outcome.applied} applied, {outcome.unchanged} unchanged, {outcome.pruned} pruned")
+            event(sync, "Normal", "ReconciliationSucceeded", f"{message}{counts}", registry)
+        return interval
+
+    def await_health(deadline: float, inventory: list[dict], outcome: engine.Outcome | None) -> float:
+        """``spec.wait``: Ready once every applied object is healthy. Not a loop:
+        while objects are in progress the state goes to status (the deadline in
+        ``healthCheckDeadline``) and the queue runs this check again shortly, so
+        a waiting Sync never holds a worker."""
+        failed, waiting = _unhealthy(inventory, registry)
+        if not failed and not waiting:
+            return succeed(inventory, outcome)
+        record = applied_state(inventory, outcome)
+        if failed:
+            return fail("HealthCheckFailed", f"health check failed: {_listing(failed + waiting)}",
+                        revision, record)
+        if time.time() >= deadline:
+            return fail("HealthCheckFailed",
+                        f"health check failed after {timeout_text}: timeout waiting for: {_listing(waiting)}",
+                        revision, record)
+        progress(f"waiting for {len(waiting)} objects: {_listing(waiting, 3)}")
+
+        def progressing(st: dict) -> None:
+            record(st)
+            set_condition(st, "Ready", "Unknown", "Progressing", "Reconciliation in progress", generation)
+            set_condition(st, "Reconciling", "True", "Progressing",
+                          f"Waiting for {len(waiting)} of {len(inventory)} objects to become ready: "
+                          f"{_listing(waiting)}", generation)
+            st["healthCheckDeadline"] = _rfc3339(deadline)
+
+        update_status(rt, namespace, name, progressing, registry)
+        return max(0.1, min(HEALTH_POLL, deadline - time.time()))
+
+    if pending and same_attempt and not drift and spec.get("wait"):
+        # A health check in progress: only look at the objects again.
+        return await_health(_epoch(pending), (status.get("inventory") or {}).get("entries") or [], None)
     settled = (
         ready.get("status") == "True"
         and status.get("observedGeneration") == generation
@@ -148,8 +292,41 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         update_status(rt, namespace, name, record, registry)
         progress(f"revision {revision} does not change {spec.get('path') or './'}")
         return interval
+    # The whole pass (validate, apply, prune and health checks) is bounded by
+    # spec.timeout; a drift correction during a health check keeps its deadline.
+    deadline = _epoch(pending) if pending and same_attempt else time.time() + timeout
+
+    def timed_out(exc: engine.TimeoutExceeded) -> float:
+        return fail("ReconciliationFailed",
+                    f"timeout of {timeout_text} exceeded while {exc.stage} revision {revision}: "
+                    f"{exc.done} of {exc.total} objects done", revision)
 
     # -- render, validate, apply, prune ----------------------------------------------
+    # Reconciling=True while this attempt runs (Flux's kstatus convention);
+    # Ready goes Unknown only for new input, not for a drift correction or a
+    # requested re-apply of what is already Ready.
+    new_input = not (
+        ready.get("status") == "True"
+        and status.get("lastAppliedDigest") == digest
+        and status.get("lastAppliedRevision") == revision
+        and status.get("observedGeneration") == generation
+    )
+
+    def started(st: dict) -> None:
+        set_condition(st, "Reconciling", "True", "Progressing",
+                      f"Applying revision {revision} with a timeout of {timeout_text}", generation)
+        remove_condition(st, "Stalled")
+        # Observed: the change stream must not take this write for a new spec.
+        st["observedGeneration"] = generation
+        if st.get("lastAppliedDigest") != digest:
+            # Applying other input: until it is all applied, no object may be
+            # taken for "applied as this digest says" (see reapply below),
+            # even if the worker dies mid-way.
+            st.pop("lastAppliedDigest", None)
+        if new_input and not pending:
+            set_condition(st, "Ready", "Unknown", "Progressing", "Reconciliation in progress", generation)
+
+    update_status(rt, namespace, name, started, registry)
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
         objects = load_objects(repo, sha, spec)
@@ -172,14 +349,20 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         # Same input as the last successful apply needs no second dry-run
         # (drift and requestedAt runs re-apply it; apply itself still validates).
         progress(f"validating {len(entries)} objects")
-        problems += engine.validate(entries, namespace, name, writer)
+        try:
+            problems += engine.validate(entries, namespace, name, writer, deadline=deadline)
+        except engine.TimeoutExceeded as exc:
+            return timed_out(exc)
     if problems:
         return fail("ValidationFailed", "; ".join(str(p) for p in problems[:20])
                     + (f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""), revision)
     progress(f"applying {len(entries)} objects")
     try:
         outcome = engine.apply(entries, force_recreate=bool(spec.get("force")), registry=writer,
-                               progress=progress)
+                               progress=progress, deadline=deadline,
+                               reapply=status.get("lastAppliedDigest") == digest)
+    except engine.TimeoutExceeded as exc:
+        return timed_out(exc)
     except errors.StatusError as exc:
         return fail("ReconciliationFailed", f"apply failed: {exc.status.get('message')}", revision)
     old_inventory = (status.get("inventory") or {}).get("entries") or []
@@ -191,27 +374,9 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         except errors.StatusError as exc:
             return fail("PruneFailed", f"prune failed: {exc.status.get('message')}", revision)
     progress(f"applied {outcome.applied}, unchanged {outcome.unchanged}, pruned {outcome.pruned}")
-    message = f"Applied revision: {revision}"
-
-    def succeeded(st: dict) -> None:
-        set_condition(st, "Ready", "True", "ReconciliationSucceeded", message, generation)
-        remove_condition(st, "Reconciling")
-        remove_condition(st, "Stalled")
-        st["observedGeneration"] = generation
-        st["lastAppliedRevision"] = st["lastAttemptedRevision"] = revision
-        st["lastAppliedDigest"] = digest
-        st["inventory"] = {"entries": new_inventory}
-        if outcome.applied or outcome.pruned or "applied" not in st:
-            st.update(applied=outcome.applied, unchanged=outcome.unchanged, pruned=outcome.pruned)
-        if requested_at:
-            st["lastHandledReconcileAt"] = requested_at
-
-    update_status(rt, namespace, name, succeeded, registry)
-    if outcome.applied or outcome.pruned or ready.get("status") != "True":
-        event(sync, "Normal", "ReconciliationSucceeded",
-              f"{message}: {outcome.applied} applied, {outcome.unchanged} unchanged, {outcome.pruned} pruned",
-              registry)
-    return interval
+    if spec.get("wait"):
+        return await_health(deadline, new_inventory, outcome)
+    return succeed(new_inventory, outcome)
 
 
 def _finalize(sync: dict, registry: Registry, progress: Progress) -> float | None:

@@ -8,7 +8,7 @@ above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
 messages naming the file, never raised as anything else. Files matching the
 GitRepository's ``spec.ignore`` (gitignore syntax, via ``pathspec``) are not
-rendered.
+rendered, and a kustomization is built from a copy without them.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +73,11 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
     if base.is_file():
         files = [base]
     else:
+        ignored = ignore_spec(ignore)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
-                return _kustomize(root, base)
+                return _kustomize(root, base, ignored)
         files = []
-        ignored = ignore_spec(ignore)
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
@@ -88,8 +89,12 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
     objects: list[dict[str, Any]] = []
     problems: list[str] = []
     for file in files:
-        relname = file.relative_to(root).as_posix() if _inside(root, file.parent) else str(file)
-        if not _inside(root, file):
+        # Walked files sit in real directories under the checked base (the walk
+        # follows no directory symlink): only a file symlink can lead out, and
+        # resolving every path costs more than parsing it.
+        walked = file is not base
+        relname = file.relative_to(root).as_posix() if walked or _inside(root, file.parent) else str(file)
+        if (not walked or file.is_symlink()) and not _inside(root, file):
             problems.append(f"{relname}: symlink points outside the repository")
             continue
         size = file.stat().st_size
@@ -148,7 +153,17 @@ def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
     return doc
 
 
-def _kustomize(root: Path, base: Path) -> list[dict[str, Any]]:
+def _kustomize(
+    root: Path, base: Path, ignored: pathspec.PathSpec | None = None
+) -> list[dict[str, Any]]:
+    """``kubectl kustomize`` of ``base``. With ``spec.ignore`` it builds a copy of
+    the checkout without the ignored files, as Flux builds from an artifact that
+    never contained them (a kustomization may reach files outside ``base``)."""
+    if ignored is not None:
+        with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
+            copy = Path(tmp) / "checkout"
+            _copy_without_ignored(root, copy, ignored)
+            return _kustomize(copy, copy / base.relative_to(root))
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         raise RenderError(["kubectl is not installed: cannot build kustomization"])
@@ -166,3 +181,24 @@ def _kustomize(root: Path, base: Path) -> list[dict[str, Any]]:
     if problems:
         raise RenderError(problems)
     return objects
+
+
+def _copy_without_ignored(root: Path, dest: Path, ignored: pathspec.PathSpec) -> None:
+    """Copy the checkout to ``dest`` leaving out what ``ignored`` matches; symlinks
+    stay symlinks (kustomize's own load restrictor then refuses those leaving it)."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(root)
+        # Files are matched one by one: a later ``!`` pattern may keep a file
+        # inside an ignored directory, as the uncopied render does.
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        (dest / rel_dir).mkdir(parents=True, exist_ok=True)
+        for filename in filenames:
+            relname = (rel_dir / filename).as_posix()
+            if ignored.match_file(relname):
+                continue
+            source = here / filename
+            if source.is_symlink():
+                os.symlink(os.readlink(source), dest / relname)
+            else:
+                shutil.copy2(source, dest / relname)

@@ -65,6 +65,7 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
     if spec.get("suspend"):
         return None
     generation = meta.get("generation")
+    _mark_reconciling(repo, registry)
     try:
         if spec.get("url"):
             credentials = None
@@ -80,8 +81,11 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         message = f"fetch failed: {exc.status.get('message') if isinstance(exc, errors.StatusError) else exc}"
 
         def failed(status: dict) -> None:
+            # Unreachable, refused credentials, a missing ref: all fixable
+            # outside the spec, so retried, never Stalled (the schema refuses
+            # what only a spec change could fix: URL scheme, commit format).
             set_condition(status, "Ready", "False", "GitOperationFailed", message, generation)
-            set_condition(status, "Stalled", "False", "GitOperationFailed", message)
+            status["conditions"] = [c for c in status["conditions"] if c["type"] not in ("Stalled", "Reconciling")]
             status["observedGeneration"] = generation
 
         update_status(rt, namespace, name, failed, registry)
@@ -107,6 +111,29 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         for sync in syncs_of(namespace, name, registry):
             queue.request(queue.SYNC, namespace, sync["metadata"]["name"], "revision")
     return interval if spec.get("url") else None
+
+
+def _mark_reconciling(repo: dict, registry: Registry) -> None:
+    """Reconciling=True (Progressing) while a new generation, a first fetch or a
+    retry after a failure runs; the end of the pass removes it. A routine poll
+    of a Ready repository writes nothing unless it finds a new revision."""
+    meta, spec, status = repo["metadata"], repo.get("spec") or {}, repo.get("status") or {}
+    generation = meta.get("generation")
+    ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+    if (status.get("observedGeneration") == generation and ready.get("status") == "True"
+            and (status.get("artifact") or {}).get("revision")):
+        return
+    source = spec.get("url") or f"/git/{meta['namespace']}/{meta['name']}.git"
+    message = f"Fetching {source} with a timeout of {spec.get('timeout') or '60s'}"
+
+    def start(st: dict) -> None:
+        set_condition(st, "Reconciling", "True", "Progressing", message, generation)
+        # Observed: the change stream must not take this write for a new spec.
+        st["observedGeneration"] = generation
+        if ready.get("status") != "False":
+            set_condition(st, "Ready", "Unknown", "Progressing", "Reconciliation in progress", generation)
+
+    update_status(repository_type(), meta["namespace"], meta["name"], start, registry)
 
 
 def _finalize(repo: dict, registry: Registry) -> None:

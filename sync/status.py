@@ -9,6 +9,7 @@ writes nothing (no new resourceVersion).
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -75,7 +76,9 @@ def event(obj: Object, type_: str, reason: str, message: str, registry: Registry
     body = {
         "apiVersion": "v1",
         "kind": "Event",
-        "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
+        # Named as kube's event recorder names them (a generateName may
+        # not end in ".").
+        "metadata": {"name": f"{meta['name']}.{time.time_ns():x}", "namespace": meta["namespace"]},
         "involvedObject": {
             "apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": meta["name"],
             "namespace": meta["namespace"], "uid": meta.get("uid", ""),

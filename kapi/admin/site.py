@@ -11,7 +11,8 @@ object's namespace ``_``)::
     syncs/                                               GitRepositories and Syncs
 
 Every page needs a staff user (``admin_view``); edits also need
-``kapi_admin.edit_objects``.
+``kapi_admin.edit_objects``. Failed sign-ins are throttled (``kapi.admin.throttle``):
+a locked sign-in is answered 429 with ``Retry-After`` and says so on the form.
 """
 
 from __future__ import annotations
@@ -27,6 +28,20 @@ class KapiAdminSite(admin.AdminSite):
     site_title = "kapi admin"
     index_title = "Kubernetes API"
     index_template = "kapi_admin/index.html"
+
+    @property
+    def login_form(self):
+        from kapi.admin.login import ThrottledAuthenticationForm
+
+        return ThrottledAuthenticationForm
+
+    def login(self, request, extra_context=None):
+        response = super().login(request, extra_context)
+        wait = getattr(request, "kapi_login_retry_after", None)
+        if wait:
+            response.status_code = 429
+            response["Retry-After"] = str(wait)
+        return response
 
     def get_urls(self):
         from kapi.admin.views import browse, detail, edit, syncs

@@ -21,7 +21,7 @@ from kapi.api.request_info import parse_request_path, verb_for
 from kapi.auth import access, audit
 from kapi.auth.attributes import Attributes, forbidden
 from kapi.auth.impersonation import impersonate
-from kapi.auth.inflight import limiter
+from kapi.auth.inflight import is_long_running, limiter
 
 __all__ = ["KubernetesAccess", "finish", "request_attributes", "start"]
 
@@ -71,11 +71,12 @@ class KubernetesAccess(BasePermission):
             user = impersonated
         attrs = request_attributes(request, user, getattr(view, "resource_view", False))
         raw.kapi_attrs = attrs
-        if not limiter().acquire(user.username):
-            raise errors.too_many_requests(
-                "Too many requests, please try again later.", retry_after=1
-            )
-        raw.kapi_inflight = user.username
+        if not is_long_running(attrs):
+            if not limiter().acquire(user.username):
+                raise errors.too_many_requests(
+                    "Too many requests, please try again later.", retry_after=1
+                )
+            raw.kapi_inflight = user.username
         if not access.allowed(attrs):
             raw.kapi_decision = "forbid"
             raise forbidden(attrs)
@@ -105,16 +106,24 @@ def _object_ref(attrs: Attributes, response) -> dict | None:
     return ref
 
 
-def finish(request, response) -> None:
-    """Release the in-flight slot and write the audit event if one is due."""
+def finish(request, response, resource_view: bool = False) -> None:
+    """Release the in-flight slot and write the audit event if one is due.
+
+    A request refused before authorization (401, a refused impersonation) is
+    still described as kube's RequestInfo describes it: the kube verb and the
+    objectRef come from the path, whoever asked."""
     raw = request._request
     username = getattr(raw, "kapi_inflight", None)
     if username is not None:
         limiter().release(username)
         raw.kapi_inflight = None
     attrs: Attributes | None = getattr(raw, "kapi_attrs", None)
+    if attrs is None:
+        attrs = request_attributes(
+            request, getattr(raw, "kapi_user", None), resource_view
+        )
     code = response.status_code
-    verb = attrs.verb if attrs else request.method.lower()
+    verb = attrs.verb
     if not audit.should_record(verb, code):
         return
     data = getattr(response, "data", None)
@@ -138,7 +147,7 @@ def finish(request, response) -> None:
             impersonated=getattr(raw, "kapi_impersonated", None),
             source_ips=[ip for ip in ips if ip],
             user_agent=raw.META.get("HTTP_USER_AGENT", ""),
-            object_ref=_object_ref(attrs, response) if attrs else None,
+            object_ref=_object_ref(attrs, response),
             code=code,
             message=message,
             reason=reason,

@@ -77,7 +77,7 @@ class KubernetesView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        access.finish(request, response)
+        access.finish(request, response, self.resource_view)
         output = getattr(request, "kapi_output", None)
         if isinstance(response, Response) and output is not None and response.content_type is None:
             if response.status_code < 400 or output.transform is None:

@@ -13,7 +13,7 @@ __all__ = ["Attributes", "forbidden", "forbidden_message"]
 
 @dataclass(frozen=True)
 class Attributes:
-    user: UserInfo
+    user: UserInfo | None  # None: not authenticated (only ever audited, never authorized)
     verb: str
     resource_request: bool = True
     namespace: str = ""

@@ -2,11 +2,15 @@
 the part users rely on: ``cluster-admin``, the aggregated ``admin``/``edit``/``view``,
 discovery and self-review access for every authenticated user, and
 ``system:masters`` bound to ``cluster-admin``. Created through the registry after
-every migrate; existing objects are left as they are (kube's autoupdate aside).
+every migrate; existing objects are left as they are (kube's autoupdate aside),
+except that aggregating ClusterRoles are brought up to date at once
+(``kapi.lifecycle.aggregation.sync_all``) rather than on the first ClusterRole
+change.
 """
 
 from __future__ import annotations
 
+from kapi.auth.aggregation import converged
 from kapi.errors import StatusError
 
 __all__ = [
@@ -198,7 +202,7 @@ _DISCOVERY_URLS = [
 ]
 _PUBLIC_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
 
-BOOTSTRAP_CLUSTER_ROLES: list[dict] = [
+_BOOTSTRAP_CLUSTER_ROLES: list[dict] = [
     _cluster_role(
         "cluster-admin",
         [
@@ -269,6 +273,13 @@ BOOTSTRAP_CLUSTER_ROLES: list[dict] = [
         ],
     ),
 ]
+
+
+# admin/edit/view are written with their aggregated rules already in ``.rules``
+# (what kube's aggregation controller converges to), so they grant from the start.
+BOOTSTRAP_CLUSTER_ROLES: list[dict] = list(
+    converged({r["metadata"]["name"]: r for r in _BOOTSTRAP_CLUSTER_ROLES}).values()
+)
 
 
 def _binding(name: str, role: str, *groups: str) -> dict:

@@ -27,6 +27,12 @@ _KINDS = {
 }
 
 
+_FULL_AUTHORITY = [
+    {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
+    {"nonResourceURLs": ["*"], "verbs": ["*"]},
+]
+
+
 def _go_groups(groups: tuple[str, ...]) -> str:
     return "[" + " ".join(f'"{g}"' for g in groups) + "]"
 
@@ -56,14 +62,12 @@ def _role_rules(obj: dict, namespace: str) -> list[dict]:
     ref = obj.get("roleRef") or {}
     registry, cat = Registry(), catalog()
     if ref.get("kind") == "ClusterRole":
-        items = registry.list(cat.lookup(rbac.RBAC_GROUP, "v1", "clusterroles"), None)[
-            "items"
-        ]
-        crs = {r["metadata"]["name"]: r for r in items}
-        return rbac.aggregated_rules(crs).get(ref.get("name", ""), [])
+        plural, namespace = "clusterroles", ""
+    else:
+        plural = "roles"
     try:
         role = registry.get(
-            cat.lookup(rbac.RBAC_GROUP, "v1", "roles"), namespace, ref.get("name", "")
+            cat.lookup(rbac.RBAC_GROUP, "v1", plural), namespace, ref.get("name", "")
         )
     except errors.StatusError:
         return []
@@ -86,6 +90,14 @@ def check_no_escalation(user: UserInfo, obj: dict) -> None:
         missing = covers(held, list(obj.get("rules") or []))
         if missing:
             raise _refuse(user, plural, name, missing)
+        # An aggregationRule can gather anything: kube asks for * on *.* and every URL.
+        if obj.get("aggregationRule") and covers(held, _FULL_AUTHORITY):
+            raise errors.forbidden(
+                rbac.RBAC_GROUP,
+                plural,
+                name,
+                "must have cluster-admin privileges to use the aggregationRule",
+            )
         return
     ref = obj.get("roleRef") or {}
     role_plural = "clusterroles" if ref.get("kind") == "ClusterRole" else "roles"

@@ -1,9 +1,11 @@
 """A per-user limit on requests in flight, per API process (kube's
 max-requests-inflight, kept per user so one noisy client cannot starve others).
 
-``KAPI_MAX_INFLIGHT_PER_USER`` (default 200 per process; 0 disables). Watches
-are long-running and not counted once their stream starts, as in kube. Over
-the limit the request is answered 429 with ``Retry-After: 1``.
+``KAPI_MAX_INFLIGHT_PER_USER`` (default 200 per process; 0 disables). Over the
+limit the request is answered 429 with ``Retry-After: 1`` and a ``Status``
+(reason ``TooManyRequests``). Long-running requests (watches, proxy, and the
+attach/exec/log/portforward/proxy subresources) are neither counted nor refused,
+as kube's ``WithMaxInFlightLimit`` lets its long-running check through.
 """
 
 from __future__ import annotations
@@ -12,9 +14,26 @@ import os
 import threading
 from collections import defaultdict
 
-__all__ = ["DEFAULT_LIMIT", "InFlightLimiter", "limiter"]
+__all__ = ["DEFAULT_LIMIT", "InFlightLimiter", "is_long_running", "limiter"]
 
 DEFAULT_LIMIT = 200
+
+# kube-apiserver's BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"),
+# sets.NewString("attach", "exec", "proxy", "log", "portforward")).
+_LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
+_LONG_RUNNING_SUBRESOURCES = frozenset(
+    {"attach", "exec", "proxy", "log", "portforward"}
+)
+
+
+def is_long_running(attrs) -> bool:
+    """Whether kube treats the request (authorizer ``Attributes``) as long-running."""
+    if not attrs.resource_request:
+        return False
+    return (
+        attrs.verb in _LONG_RUNNING_VERBS
+        or attrs.subresource in _LONG_RUNNING_SUBRESOURCES
+    )
 
 
 class InFlightLimiter:

@@ -3,7 +3,8 @@
 Roles, ClusterRoles, RoleBindings and ClusterRoleBindings are read from storage
 into a per-process ``PolicyIndex``: for each namespace ("" for
 ClusterRoleBindings) a map from subject (``User``/``Group`` name) to the rules
-its bindings grant, with ClusterRole aggregation (``aggregationRule``) resolved.
+its bindings grant. An aggregating ClusterRole's rules are read from ``.rules``,
+where the aggregation controller (``kapi.lifecycle.aggregation``) writes them.
 A request is allowed when any rule of a binding in its namespace or of a
 ClusterRoleBinding matching the user or one of its groups allows it; there is no
 deny. The index is rebuilt when storage holds a newer RBAC change, checked at
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from kapi.auth.attributes import Attributes
 from kapi.auth.rules import rule_allows
 from kapi.auth.user import SERVICE_ACCOUNT_PREFIX, UserInfo
-from kapi.selectors import label_selector_matches
 
 __all__ = [
     "FRESHNESS_SECONDS",
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 FRESHNESS_SECONDS = 0.25
+_MEMO_ENTRIES = 10_000
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,15 @@ class PolicyIndex:
     grants: dict[str, dict[tuple[str, str], list[_Grant]]] = field(default_factory=dict)
     revision: int = -1
 
-    def subject_grants(self, user: UserInfo, namespace: str) -> list[_Grant]:
+    # (username, groups, namespace) -> grants: the lookup of a caller's bindings,
+    # made once per index (a new index starts empty) and bounded.
+    _memo: dict[tuple, tuple[_Grant, ...]] = field(default_factory=dict, repr=False)
+
+    def subject_grants(self, user: UserInfo, namespace: str) -> tuple[_Grant, ...]:
+        memo_key = (user.username, tuple(user.groups), namespace)
+        found = self._memo.get(memo_key)
+        if found is not None:
+            return found
         keys = [("User", user.username), *(("Group", g) for g in user.groups)]
         out: list[_Grant] = []
         for ns in ("", namespace) if namespace else ("",):
@@ -68,43 +77,10 @@ class PolicyIndex:
                 continue
             for key in keys:
                 out.extend(by_subject.get(key, ()))
-        return out
-
-
-
-
-def aggregated_rules(cluster_roles: dict[str, dict]) -> dict[str, list[dict]]:
-    """The effective rules of every ClusterRole: its own, or for one with an
-    ``aggregationRule`` the union of the effective rules of the ClusterRoles it
-    selects (transitively: ``edit`` takes in ``view``, as kube's controller
-    converges to)."""
-    out: dict[str, list[dict]] = {}
-
-    def resolve(name: str, visiting: frozenset[str]) -> list[dict]:
-        if name in out:
-            return out[name]
-        role = cluster_roles[name]
-        aggregation = role.get("aggregationRule")
-        if not aggregation:
-            out[name] = list(role.get("rules") or [])
-            return out[name]
-        rules: list[dict] = []
-        for selector in aggregation.get("clusterRoleSelectors") or []:
-            for other_name, other in sorted(cluster_roles.items()):
-                if other_name == name or other_name in visiting:
-                    continue
-                labels = (other.get("metadata") or {}).get("labels") or {}
-                if label_selector_matches(selector, labels):
-                    for r in resolve(other_name, visiting | {name}):
-                        if r not in rules:
-                            rules.append(r)
-        if not visiting:
-            out[name] = rules
-        return rules
-
-    for name in cluster_roles:
-        resolve(name, frozenset())
-    return out
+        if len(self._memo) >= _MEMO_ENTRIES:
+            self._memo.clear()
+        self._memo[memo_key] = found = tuple(out)
+        return found
 
 
 def _subject_keys(subject: dict, binding_ns: str) -> tuple[str, str] | None:
@@ -127,8 +103,11 @@ def build_index(
     cluster_bindings: list[dict],
     revision: int = -1,
 ) -> PolicyIndex:
-    crs = {r["metadata"]["name"]: r for r in cluster_roles}
-    cr_rules = aggregated_rules(crs)
+    # ``.rules`` as stored, as kube reads them: for an aggregating ClusterRole the
+    # aggregation controller (and the bootstrap) keep them the union it selects.
+    cr_rules = {
+        r["metadata"]["name"]: list(r.get("rules") or []) for r in cluster_roles
+    }
     role_rules = {
         (r["metadata"].get("namespace", ""), r["metadata"]["name"]): list(
             r.get("rules") or []
@@ -215,17 +194,21 @@ def invalidate() -> None:
 def index() -> PolicyIndex:
     """The current policy index, rebuilt when storage has newer RBAC objects."""
     now = time.monotonic()
-    if _state.index is not None and now - _state.checked_at < FRESHNESS_SECONDS:
-        return _state.index
-    revision = _revision()
-    _state.checked_at = now
     current = _state.index
-    if current is not None and current.revision == revision:
+    if current is not None and now - _state.checked_at < FRESHNESS_SECONDS:
         return current
+    revision = _revision()
+    if current is not None and current.revision == revision:
+        _state.checked_at = now
+        return current
+    # Only once the index is current does the check count as done: a thread
+    # arriving while another rebuilds checks too, and waits for the rebuild
+    # instead of answering from the index the change made stale.
     with _state.lock:
         if _state.index is None or _state.index.revision != revision:
             _state.index = _load(revision)
-    return _state.index
+        _state.checked_at = now
+        return _state.index
 
 
 def authorize(attrs: Attributes, policy: PolicyIndex | None = None) -> Decision:

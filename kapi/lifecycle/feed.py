@@ -11,7 +11,9 @@ crash either keeps both or neither. What a batch implies:
 * an object with ownerReferences: check it, unless every owner is plainly there;
 * a change to a dependent of an owner deleting in the foreground: re-check that owner;
 * a namespace, or any change inside a terminating namespace, or the deletion of
-  a ``default`` ServiceAccount: look at the namespace again.
+  a ``default`` ServiceAccount: look at the namespace again;
+* any change to a ClusterRole: aggregate every ClusterRole with an
+  ``aggregationRule`` again (``aggregation``).
 
 If the change log was compacted past the cursor, ``resync`` rebuilds the
 intent from the objects themselves.
@@ -24,7 +26,7 @@ import logging
 import orjson
 from django.db import connection, transaction
 
-from kapi.lifecycle import objects, wakeup, work
+from kapi.lifecycle import aggregation, objects, wakeup, work
 from kapi.registry.store import GC_FINALIZERS
 from kapi.storage import default_storage
 
@@ -113,6 +115,7 @@ class _Plan:
         self.namespaces_touched: set[str] = set()
         self.namespace_changes: dict[str, tuple] = {}
         self.sa_deleted: set[str] = set()
+        self.cluster_roles_changed = False
 
     def add(self, rv, group, resource, namespace, name, uid, type_, meta) -> None:
         if isinstance(meta, (str, bytes)):
@@ -136,6 +139,8 @@ class _Plan:
             )
         else:
             self.dependents.pop(uid, None)
+        if group == aggregation.RBAC_GROUP and resource == "clusterroles":
+            self.cluster_roles_changed = True
         if group == "" and resource == "namespaces":
             if not deleted:
                 self.namespace_changes[uid] = key
@@ -157,6 +162,8 @@ class _Plan:
             rows.append(("namespace", uid, g, r, ns, n, ""))
         rows += self._dependents_to_check()
         rows += self._namespaces_to_check()
+        if self.cluster_roles_changed:
+            rows += aggregation.aggregating_roles()
         asked = work.request(rows)
         asked += work.request_dependents(sorted(self.deleted))
         return asked
@@ -251,4 +258,5 @@ def resync(full: bool = False) -> int:
                 " FROM kapi_object WHERE data->'metadata' ? 'ownerReferences'"
             )
             asked += work.request(cur.fetchall(), bump=False)
+        asked += work.request(aggregation.aggregating_roles(), bump=False)
     return asked

@@ -39,6 +39,7 @@ class Work(models.Model):
     OWNER = "owner"  # handle this owner's dependents and GC finalizers
     NAMESPACE = "namespace"  # default ServiceAccount, or terminate the namespace
     DELETE = "delete"  # delete this object (namespace content)
+    AGGREGATE = "aggregate"  # write an aggregating ClusterRole's rules
 
     kind = models.CharField(max_length=16)
     uid = models.UUIDField()

@@ -14,7 +14,7 @@ import time
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from kapi.errors import StatusError
-from kapi.lifecycle import feed, gc, namespaces, wakeup, work
+from kapi.lifecycle import aggregation, feed, gc, namespaces, wakeup, work
 from kapi.registry.store import Registry
 
 __all__ = ["BATCH", "run_batch", "sweep"]
@@ -86,6 +86,9 @@ def _handle(item: work.Item, registry: Registry) -> float | None:
         return namespaces.process(item.uid, registry)
     if item.kind == "delete":
         namespaces.delete_content_item(item, registry)
+        return None
+    if item.kind == "aggregate":
+        aggregation.sync(item.name, item.uid, registry)
         return None
     log.error("unknown lifecycle work kind %r", item.kind)
     return None

@@ -1,7 +1,8 @@
 """Waking the workers after a write that matters, once the write has committed.
 
 Registered as a registry write observer (``kapi.apps``). Deletions, objects being
-deleted, objects with ``ownerReferences`` and namespaces are what the lifecycle
+deleted, objects with ``ownerReferences``, namespaces and ClusterRoles (aggregation)
+are what the lifecycle
 acts on; any other write does not touch the queue. A writer flips the cursor's
 ``wanted`` flag (row 2 of the cursor table, so that writers never wait on the
 feed's transaction, which locks row 1) and enqueues the feed only when it flipped it, so a burst of
@@ -28,6 +29,10 @@ def on_write(rt, obj: dict, deleted: bool) -> None:
         or "deletionTimestamp" in meta
         or meta.get("ownerReferences")
         or (rt.stored_group == "" and rt.stored_resource == "namespaces")
+        or (
+            rt.stored_group == "rbac.authorization.k8s.io"
+            and rt.stored_resource == "clusterroles"
+        )
     ):
         wake_feed()
 

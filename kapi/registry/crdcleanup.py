@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kapi import errors
 from kapi.registry.catalog import catalog
+from kapi.registry.crdnames import reconcile_waiting
 from kapi.registry.custom import types_for_crd
 from kapi.registry.options import DeleteOptions
 from kapi.registry.store import Registry
@@ -82,4 +83,6 @@ def cleanup_crd(name: str, registry: Registry | None = None) -> bool:
     except errors.StatusError as exc:
         if exc.code != 404:
             raise
+    # The CRD is gone and its names are free: CRDs that wanted them may take them.
+    reconcile_waiting(registry)
     return True

@@ -17,6 +17,7 @@ from typing import Any
 
 from kapi import errors
 from kapi.errors import Cause
+from kapi.registry.listtypes import list_type_causes
 from kapi.registry.resource import DEFAULT_VERBS, ResourceType, Subresource
 from kapi.registry.scale import ScalePaths
 from kapi.registry.schemavalidation import schema_causes, validator_for_schema
@@ -73,7 +74,12 @@ class CustomResourceStrategy(Strategy):
     def __init__(self, crd: Object, version: Object) -> None:
         spec = crd.get("spec") or {}
         self.crd_name = (crd.get("metadata") or {}).get("name", "")
-        self.terminating = bool((crd.get("metadata") or {}).get("deletionTimestamp"))
+        self.terminating = bool(
+            (crd.get("metadata") or {}).get("deletionTimestamp")
+        ) or any(
+            c.get("type") == "Terminating" and c.get("status") == "True"
+            for c in (crd.get("status") or {}).get("conditions") or ()
+        )
         self.group = spec.get("group", "")
         self.storage_version = next(
             (v["name"] for v in spec.get("versions") or () if v.get("storage")),
@@ -130,15 +136,27 @@ class CustomResourceStrategy(Strategy):
         super().prepare_for_status_update(obj, old)
         self._shape(obj)
 
+    @staticmethod
+    def _rule_view(obj: Object) -> Object:
+        """The object as rules see it: kube declares only ``metadata.name`` and
+        ``metadata.generateName`` to CEL."""
+        meta = obj.get("metadata") or {}
+        return {
+            **obj,
+            "metadata": {k: meta[k] for k in ("name", "generateName") if k in meta},
+        }
+
     def validate(self, obj: Object) -> list[Cause]:
-        body = {**obj, "metadata": {}}
+        body = self._rule_view(obj)
         causes = schema_causes(self.validator, body)
+        causes += list_type_causes(body, self.schema)
         return causes + cel_causes(body, None, self.schema)
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        body = {**obj, "metadata": {}}
-        old_body = {**old, "metadata": {}}
+        body = self._rule_view(obj)
+        old_body = self._rule_view(old)
         causes = schema_causes(self.validator, body)
+        causes += list_type_causes(body, self.schema)
         return causes + cel_causes(body, old_body, self.schema)
 
     # -- versions ------------------------------------------------------------------------
@@ -203,7 +221,8 @@ def _published_schema(schema: dict) -> dict:
 def types_for_crd(crd: Object) -> list[ResourceType]:
     """The served ``ResourceType``s of one CRD (none until it is established)."""
     spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
+    # Served under the names the naming decision accepted (kube's crdHandler).
+    names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
     conditions = {
         c.get("type"): c.get("status")
         for c in (crd.get("status") or {}).get("conditions") or ()

@@ -7,8 +7,8 @@ apiextensions-apiserver's ``structuralschema`` package does:
   ``x-kubernetes-preserve-unknown-fields``) and reports their paths, so that
   ``fieldValidation=Strict`` can refuse them;
 * ``apply_defaults`` fills ``default:`` values into missing fields;
-* ``cel_causes`` evaluates ``x-kubernetes-validations`` rules with the
-  ``common-expression-language`` package (``oldSelf`` rules only on update);
+* ``cel_causes``/``compile_rules`` (from ``kapi.cel.rules``) run and check
+  ``x-kubernetes-validations`` rules;
 * ``structural_causes`` checks a CRD schema is structural.
 
 Built-in definitions use ``$ref``; ``resolve`` follows them. An object node with
@@ -19,9 +19,9 @@ schema (``RawExtension``) and pruned to nothing in a CRD schema, as kube does.
 from __future__ import annotations
 
 import copy
-import functools
 from typing import Any
 
+from kapi.cel.rules import cel_causes, compile_rules
 from kapi.errors import Cause
 from kapi.registry.definitions import definitions
 
@@ -143,153 +143,6 @@ def apply_defaults(obj: Any, schema: Schema) -> None:
             apply_defaults(item, schema["items"])
 
 
-# -- CEL -------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=4096)
-def _compiled(rule: str):
-    import cel
-
-    return cel.compile(rule)
-
-
-def compile_rules(schema: Schema, path: str) -> list[Cause]:
-    """Compile every ``x-kubernetes-validations`` rule of a CRD schema; causes for
-    those that do not compile (the CRD is refused)."""
-    causes: list[Cause] = []
-
-    def walk(node: Any, where: str) -> None:
-        if not isinstance(node, dict):
-            return
-        for index, rule in enumerate(node.get("x-kubernetes-validations") or ()):
-            at = f"{where}.x-kubernetes-validations[{index}]"
-            text = rule.get("rule") if isinstance(rule, dict) else None
-            if not isinstance(text, str) or not text:
-                causes.append(
-                    Cause("FieldValueRequired", "Required value", f"{at}.rule")
-                )
-                continue
-            try:
-                _compiled(text)
-            except Exception as exc:  # noqa: BLE001 - the library raises ValueError/RuntimeError
-                causes.append(
-                    Cause(
-                        "FieldValueInvalid",
-                        f"Invalid value: {text!r}: compilation failed: {exc}",
-                        f"{at}.rule",
-                    )
-                )
-        for key, sub in (node.get("properties") or {}).items():
-            walk(sub, f"{where}.properties[{key}]")
-        for key in ("items", "additionalProperties"):
-            if isinstance(node.get(key), dict):
-                walk(node[key], f"{where}.{key}")
-
-    walk(schema, path)
-    return causes
-
-
-def _to_cel(value: Any) -> Any:
-    return value
-
-
-def cel_causes(obj: Any, old: Any, schema: Schema, path: str = "") -> list[Cause]:
-    """Evaluate the ``x-kubernetes-validations`` rules of ``schema`` on ``obj``.
-    Rules naming ``oldSelf`` run only where an old value exists. Does not mutate."""
-    causes: list[Cause] = []
-    _cel_walk(obj, old, schema, path, causes)
-    return causes
-
-
-def _cel_walk(
-    obj: Any, old: Any, schema: Schema, path: str, causes: list[Cause]
-) -> None:
-    if not isinstance(schema, dict) or obj is None:
-        return
-    for rule in schema.get("x-kubernetes-validations") or ():
-        text = rule.get("rule", "")
-        if "oldSelf" in text and old is None and not rule.get("optionalOldSelf"):
-            continue
-        _evaluate(rule, obj, old, path, causes)
-    if isinstance(obj, dict):
-        props = schema.get("properties") or {}
-        additional = schema.get("additionalProperties")
-        for key, value in obj.items():
-            sub = props.get(key)
-            if sub is None and isinstance(additional, dict):
-                sub = additional
-            if sub is not None:
-                old_value = old.get(key) if isinstance(old, dict) else None
-                _cel_walk(value, old_value, sub, _join(path, key), causes)
-    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(obj):
-            # kube correlates list items for oldSelf only in map lists; we do by index.
-            old_item = (
-                old[index] if isinstance(old, list) and index < len(old) else None
-            )
-            _cel_walk(item, old_item, schema["items"], f"{path}[{index}]", causes)
-
-
-def _evaluate(rule: dict, obj: Any, old: Any, path: str, causes: list[Cause]) -> None:
-    import cel
-
-    text = rule.get("rule", "")
-    field = path
-    if rule.get("fieldPath"):
-        field = (
-            path + rule["fieldPath"]
-            if rule["fieldPath"].startswith((".", "["))
-            else _join(path, rule["fieldPath"])
-        )
-    context = cel.Context()
-    context.add_variable("self", _to_cel(obj))
-    if old is not None:
-        context.add_variable("oldSelf", _to_cel(old))
-    try:
-        ok = _compiled(text).execute(context)
-    except Exception as exc:  # noqa: BLE001 - evaluation errors are the rule's failure
-        causes.append(
-            Cause("FieldValueInvalid", f'Invalid value: "object": {exc}', field)
-        )
-        return
-    if ok is True:
-        return
-    message = rule.get("message") or f"failed rule: {text}"
-    if rule.get("messageExpression"):
-        try:
-            message = str(_compiled(rule["messageExpression"]).execute(context))
-        except Exception:  # noqa: BLE001 - fall back to the static message
-            pass
-    reason = rule.get("reason") or "FieldValueInvalid"
-    prefix = {
-        "FieldValueForbidden": "Forbidden",
-        "FieldValueRequired": "Required value",
-        "FieldValueDuplicate": "Duplicate value",
-    }.get(reason)
-    if prefix is None:
-        kind = (
-            "object"
-            if isinstance(obj, dict)
-            else "array"
-            if isinstance(obj, list)
-            else None
-        )
-        shown = (
-            f'"{kind}"'
-            if kind
-            else (
-                '"' + obj + '"'
-                if isinstance(obj, str)
-                else str(obj).lower()
-                if isinstance(obj, bool)
-                else str(obj)
-            )
-        )
-        causes.append(Cause(reason, f"Invalid value: {shown}: {message}", field))
-    else:
-        causes.append(Cause(reason, f"{prefix}: {message}", field))
-
-
 # -- structural check --------------------------------------------------------------
 
 _FORBIDDEN = (
@@ -363,6 +216,7 @@ def _structural(node: dict, path: str, causes: list[Cause], root: bool = False) 
                 f"{path}.items",
             )
         )
+    causes += _list_type_schema_causes(node, path)
     for key, sub in (node.get("properties") or {}).items():
         if isinstance(sub, dict):
             if root and key == "metadata":
@@ -390,3 +244,69 @@ def _structural(node: dict, path: str, causes: list[Cause], root: bool = False) 
                         f"{path}.{key}[{index}].default",
                     )
                 )
+
+
+def _list_type_schema_causes(node: dict, path: str) -> list[Cause]:
+    """``x-kubernetes-list-type``/``list-map-keys`` used as apiextensions allows."""
+    causes: list[Cause] = []
+    list_type = node.get("x-kubernetes-list-type")
+    keys = node.get("x-kubernetes-list-map-keys") or []
+    if list_type is not None and list_type not in ("atomic", "set", "map"):
+        causes.append(
+            Cause(
+                "FieldValueNotSupported",
+                f'Unsupported value: "{list_type}": supported values: "atomic", "set", "map"',
+                f"{path}.x-kubernetes-list-type",
+            )
+        )
+    if list_type is not None and node.get("type") != "array":
+        causes.append(
+            Cause(
+                "FieldValueInvalid",
+                f'Invalid value: "{node.get("type", "")}": must be array if x-kubernetes-list-type is specified',
+                f"{path}.type",
+            )
+        )
+    if keys and list_type != "map":
+        causes.append(
+            Cause(
+                "FieldValueRequired" if list_type is None else "FieldValueInvalid",
+                (
+                    "Required value"
+                    if list_type is None
+                    else f'Invalid value: "{list_type}"'
+                )
+                + ": must be map if x-kubernetes-list-map-keys is non-empty",
+                f"{path}.x-kubernetes-list-type",
+            )
+        )
+    if list_type == "map":
+        items = node.get("items") if isinstance(node.get("items"), dict) else {}
+        if not keys:
+            causes.append(
+                Cause(
+                    "FieldValueRequired",
+                    "Required value: must not be empty if x-kubernetes-list-type is map",
+                    f"{path}.x-kubernetes-list-map-keys",
+                )
+            )
+        if items and items.get("type") != "object":
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{items.get("type", "")}": must be object if parent array\'s x-kubernetes-list-type is map',
+                    f"{path}.items.type",
+                )
+            )
+        elif items:
+            props = items.get("properties") or {}
+            for key in keys:
+                if key not in props:
+                    causes.append(
+                        Cause(
+                            "FieldValueRequired",
+                            "Required value: entries in x-kubernetes-list-map-keys must correspond to properties",
+                            f"{path}.items.properties[{key}]",
+                        )
+                    )
+    return causes

@@ -146,6 +146,56 @@ def test_scale_deployment(applied):
 
 
 INVALID = {
+    "deployment-duplicate-volume": (
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: bad, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: a}}
+          template:
+            metadata: {labels: {app: a}}
+            spec:
+              volumes: [{name: data, emptyDir: {}}, {name: data, emptyDir: {}}]
+              containers: [{name: c, image: nginx}]
+        """,
+        'spec.template.spec.volumes[1].name: Duplicate value: "data"',
+    ),
+    "deployment-mount-unknown-volume": (
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: bad, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: a}}
+          template:
+            metadata: {labels: {app: a}}
+            spec:
+              volumes: [{name: data, emptyDir: {}}]
+              containers:
+              - name: c
+                image: nginx
+                volumeMounts: [{name: data, mountPath: /d}, {name: cache, mountPath: /d}]
+        """,
+        'spec.template.spec.containers[0].volumeMounts[1].name: Not found: "cache"',
+    ),
+    "deployment-duplicate-port-name": (
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: bad, namespace: shop}
+        spec:
+          selector: {matchLabels: {app: a}}
+          template:
+            metadata: {labels: {app: a}}
+            spec:
+              containers:
+              - name: c
+                image: nginx
+                ports: [{name: http, containerPort: 80}, {name: http, containerPort: 81}]
+        """,
+        'spec.template.spec.containers[0].ports[1].name: Duplicate value: "http"',
+    ),
     "deployment-selector": (
         """
         apiVersion: apps/v1

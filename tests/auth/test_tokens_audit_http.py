@@ -242,3 +242,85 @@ def test_admin_login_needs_csrf(kapi_server: KapiServer) -> None:
     )
     assert response.status_code == 403
     assert "CSRF" in response.text
+
+
+def test_audit_of_unauthenticated_requests_has_kube_verb_and_object(
+    kapi_server: KapiServer, ns: str
+) -> None:
+    """kube's audit events carry RequestInfo's verb and objectRef even for a 401."""
+    base = f"{kapi_server.url}/api/v1/namespaces/{ns}/configmaps"
+    bad = {"Authorization": "Bearer not-a-token"}
+    calls = [
+        ("GET", f"{base}/cm1", bad, None),
+        ("GET", base, {}, None),
+        ("GET", f"{base}?watch=true", bad, None),
+        (
+            "POST",
+            base,
+            bad,
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n"}},
+        ),
+        (
+            "PUT",
+            f"{base}/cm1",
+            {},
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm1"}},
+        ),
+        ("PATCH", f"{base}/cm1", bad, {}),
+        ("DELETE", f"{base}/cm1", bad, None),
+        ("DELETE", base, {}, None),
+        (
+            "GET",
+            f"{kapi_server.url}/apis/apps/v1/namespaces/{ns}/deployments/d/scale",
+            bad,
+            None,
+        ),
+    ]
+    for method, url, headers, body in calls:
+        response = requests.request(
+            method,
+            url,
+            headers={**headers, "Content-Type": "application/merge-patch+json"}
+            if method == "PATCH"
+            else headers,
+            json=body,
+            verify=str(kapi_server.ca_path),
+            timeout=30,
+        )
+        assert response.status_code == 401, (method, url, response.text)
+    events = [
+        json.loads(line)
+        for line in (kapi_server.data_dir / "audit.log").read_text().splitlines()
+    ]
+    mine = [
+        e
+        for e in events
+        if f"/namespaces/{ns}/" in e["requestURI"]
+        and e["responseStatus"]["code"] == 401
+    ]
+    got = [
+        (
+            e["verb"],
+            e["objectRef"].get("resource"),
+            e["objectRef"].get("name", ""),
+            e["objectRef"].get("subresource", ""),
+        )
+        for e in mine
+    ]
+    assert got == [
+        ("get", "configmaps", "cm1", ""),
+        ("list", "configmaps", "", ""),
+        ("watch", "configmaps", "", ""),
+        ("create", "configmaps", "", ""),
+        ("update", "configmaps", "cm1", ""),
+        ("patch", "configmaps", "cm1", ""),
+        ("delete", "configmaps", "cm1", ""),
+        ("deletecollection", "configmaps", "", ""),
+        ("get", "deployments", "d", "scale"),
+    ]
+    for e in mine:
+        assert e["objectRef"]["namespace"] == ns
+        assert e["objectRef"]["apiVersion"] == "v1"
+        assert e["user"] == {}
+        assert e["responseStatus"]["reason"] == "Unauthorized"
+    assert mine[-1]["objectRef"]["apiGroup"] == "apps"

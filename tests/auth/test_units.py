@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from kapi.auth.aggregation import aggregated_rules, converged
 from kapi.auth.attributes import Attributes, forbidden_message
-from kapi.auth.inflight import InFlightLimiter
-from kapi.auth.rbac import aggregated_rules, authorize, build_index
+from kapi.auth.inflight import InFlightLimiter, is_long_running
+from kapi.auth.rbac import authorize, build_index
 from kapi.auth.rules import compact_string, covers, rule_allows
 from kapi.auth.user import UserInfo
 
@@ -59,7 +60,7 @@ def test_covers_and_compact_string() -> None:
     )
 
 
-def test_aggregation_is_transitive() -> None:
+def test_aggregation_chains_converge() -> None:
     roles = {
         "view": {
             "metadata": {"labels": {"e": "1"}},
@@ -74,7 +75,12 @@ def test_aggregation_is_transitive() -> None:
             "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}],
         },
     }
-    assert aggregated_rules(roles)["edit"] == roles["r"]["rules"]
+    # One pass takes in what the selected roles hold now; chains converge.
+    assert aggregated_rules("edit", roles) == []
+    assert aggregated_rules("view", roles) == roles["r"]["rules"]
+    done = converged(roles)
+    assert done["edit"]["rules"] == roles["r"]["rules"]
+    assert done["view"]["rules"] == roles["r"]["rules"]
 
 
 def test_bindings_by_group_and_namespace() -> None:
@@ -123,3 +129,75 @@ def test_yaml_guard_allows_ordinary_documents(doc: bytes) -> None:
     from kapi.api.limits import check_yaml
 
     check_yaml(doc)
+
+
+def test_long_running_requests_as_kube() -> None:
+    """kube's BasicLongRunningRequestCheck: watch/proxy verbs and the streaming
+    subresources; an ordinary get or list is not."""
+    assert is_long_running(_attrs("watch", "pods"))
+    assert is_long_running(_attrs("get", "pods", name="p", sub="log"))
+    assert is_long_running(_attrs("create", "pods", name="p", sub="exec"))
+    assert not is_long_running(_attrs("list", "pods"))
+    assert not is_long_running(_attrs("get", "pods", name="p", sub="status"))
+
+
+def test_verified_token_cache_honours_keys_and_expiry() -> None:
+    """A cached verification counts only while its key is kept and its claims
+    are within exp/nbf; the least recently used entry goes first."""
+    import time
+
+    from kapi.auth.tokencache import VerifiedTokens
+
+    cache = VerifiedTokens(max_entries=2)
+    key = VerifiedTokens.key("tok", ["kapi"], "kapi")
+    assert key != VerifiedTokens.key("tok", ["other"], "kapi")
+    claims = {"sub": "a", "exp": time.time() + 60}
+    cache.put(key, claims, "k1")
+    assert cache.get(key, {"k1", "k2"}) == claims
+    assert cache.get(key, {"k2"}) is None  # key retired: gone for good
+    assert cache.get(key, {"k1"}) is None
+    expired = VerifiedTokens.key("old", None, "kapi")
+    cache.put(expired, {"sub": "b", "exp": time.time() - 1}, "k1")
+    assert cache.get(expired, {"k1"}) is None
+    early = VerifiedTokens.key("early", None, "kapi")
+    cache.put(early, {"sub": "c", "nbf": time.time() + 60}, "k1")
+    assert cache.get(early, {"k1"}) is None
+    for name in ("x", "y", "z"):
+        cache.put(VerifiedTokens.key(name, None, "i"), {"sub": name}, "k1")
+    assert cache.get(VerifiedTokens.key("x", None, "i"), {"k1"}) is None
+    assert cache.get(VerifiedTokens.key("z", None, "i"), {"k1"}) == {"sub": "z"}
+
+
+def test_index_is_not_answered_stale_while_rebuilding(monkeypatch) -> None:
+    """While one thread rebuilds the index after an RBAC change, another asking
+    for it waits for the new index instead of answering from the old one."""
+    import threading
+
+    from kapi.auth import rbac
+
+    old = rbac.PolicyIndex(revision=1)
+    building = threading.Event()
+    release = threading.Event()
+    revision = {"now": 2}
+
+    def load(rev: int) -> rbac.PolicyIndex:
+        building.set()
+        assert release.wait(10)
+        return rbac.PolicyIndex(revision=rev)
+
+    monkeypatch.setattr(rbac, "_state", rbac._State())
+    monkeypatch.setattr(rbac, "_revision", lambda: revision["now"])
+    monkeypatch.setattr(rbac, "_load", load)
+    rbac._state.index = old
+    got: dict[str, rbac.PolicyIndex] = {}
+    first = threading.Thread(target=lambda: got.setdefault("first", rbac.index()))
+    first.start()
+    assert building.wait(10)
+    second = threading.Thread(target=lambda: got.setdefault("second", rbac.index()))
+    second.start()
+    second.join(0.3)
+    assert second.is_alive(), "answered from the stale index during the rebuild"
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert got["first"].revision == got["second"].revision == 2

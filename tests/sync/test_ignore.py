@@ -92,3 +92,33 @@ def test_pushed_ignored_files_are_not_applied(kapi_server, tmp_path):
                         "-p", json.dumps({"spec": {"ignore": IGNORE + "skip.yaml\n"}}))
     wait_for(lambda: _names(kapi_server, ns) == ["a", "keep"], timeout=15,
              what="the unanchored skip.yaml pattern to prune nested-skip")
+
+
+def test_kustomization_is_built_without_ignored_files(tmp_path):
+    """kustomize sees the checkout as Flux's artifact would: without ignored files.
+    A kustomization listing an ignored file fails to build; one reaching a kept
+    file in a sibling directory (``../``) still builds."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "cm.yaml").write_text(json.dumps(_cm("base")))
+    (tmp_path / "base" / "secret.draft.yaml").write_text(json.dumps(_cm("draft")))
+    (tmp_path / "base" / "kustomization.yaml").write_text(
+        json.dumps({"resources": ["cm.yaml"]})
+    )
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "kustomization.yaml").write_text(
+        json.dumps({"resources": ["../base", "extra.draft.yaml"], "namePrefix": "p-"})
+    )
+    (tmp_path / "app" / "extra.draft.yaml").write_text(json.dumps(_cm("extra")))
+
+    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "app"))
+    assert names == ["p-base", "p-extra"]
+    with pytest.raises(RenderError) as failed:
+        render(tmp_path, "app", "*.draft.yaml")
+    assert "extra.draft.yaml" in failed.value.messages[0]
+    (tmp_path / "app" / "kustomization.yaml").write_text(
+        json.dumps({"resources": ["../base"], "namePrefix": "p-"})
+    )
+    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "app", "*.draft.yaml"))
+    assert names == ["p-base"]
+    # The checkout itself is untouched.
+    assert (tmp_path / "app" / "extra.draft.yaml").exists()

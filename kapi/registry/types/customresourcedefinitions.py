@@ -14,7 +14,9 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from kapi.cel.rules import field_path_target
 from kapi.errors import Cause
+from kapi.registry.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.structural import compile_rules, structural_causes
 
@@ -32,47 +34,81 @@ def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _conditions(obj: Object, old_status: dict[str, Any]) -> list[dict[str, Any]]:
-    now = now_rfc3339()
-    previous = {c.get("type"): c for c in old_status.get("conditions") or ()}
-
-    def condition(kind: str, reason: str, message: str) -> dict[str, Any]:
-        before = previous.get(kind)
-        since = (
-            before["lastTransitionTime"]
-            if before and before.get("status") == "True"
-            else now
-        )
-        return {
+def _set_condition(
+    conditions: list[dict[str, Any]],
+    previous: dict[str, dict[str, Any]],
+    kind: str,
+    status: str,
+    reason: str,
+    message: str,
+) -> None:
+    """kube's ``SetCRDCondition``: the transition time moves only with the status."""
+    before = previous.get(kind)
+    since = (
+        before["lastTransitionTime"]
+        if before and before.get("status") == status and before.get("lastTransitionTime")
+        else now_rfc3339()
+    )
+    conditions.append(
+        {
             "type": kind,
-            "status": "True",
+            "status": status,
             "lastTransitionTime": since,
             "reason": reason,
             "message": message,
         }
-
-    return [
-        condition("NamesAccepted", "NoConflicts", "no conflicts found"),
-        condition(
-            "Established",
-            "InitialNamesAccepted",
-            "the initial names have been accepted",
-        ),
-    ]
+    )
 
 
 def _status(obj: Object, old_status: dict[str, Any]) -> dict[str, Any]:
+    """Accepted names, ``NamesAccepted``/``Established`` (kube's naming and
+    establishing controllers, run at write time) and stored versions."""
     spec = obj.get("spec") or {}
-    names = dict(spec.get("names") or {})
-    names.setdefault("singular", str(names.get("kind", "")).lower())
-    names.setdefault("listKind", f"{names.get('kind', '')}List")
+    requested = dict(spec.get("names") or {})
+    requested.setdefault("singular", str(requested.get("kind", "")).lower())
+    requested.setdefault("listKind", f"{requested.get('kind', '')}List")
+    used = claimed_names(
+        all_crds(), spec.get("group") or "", (obj.get("metadata") or {}).get("name", "")
+    )
+    names = calculate_names(requested, old_status.get("acceptedNames") or {}, used)
+    previous = {c.get("type"): c for c in old_status.get("conditions") or ()}
+    conditions: list[dict[str, Any]] = []
+    _set_condition(
+        conditions, previous, "NamesAccepted", names.status, names.reason, names.message
+    )
+    established = previous.get("Established")
+    if established and established.get("status") == "True":
+        conditions.append(established)
+    elif names.status == "True":
+        _set_condition(
+            conditions,
+            previous,
+            "Established",
+            "True",
+            "InitialNamesAccepted",
+            "the initial names have been accepted",
+        )
+    else:
+        _set_condition(
+            conditions,
+            previous,
+            "Established",
+            "False",
+            "NotAccepted",
+            "not all names are accepted",
+        )
+    conditions += [
+        c
+        for kind, c in previous.items()
+        if kind not in ("NamesAccepted", "Established")
+    ]
     stored = list(old_status.get("storedVersions") or [])
     for version in spec.get("versions") or ():
         if version.get("storage") and version.get("name") not in stored:
             stored.append(version["name"])
     return {
-        "conditions": _conditions(obj, old_status),
-        "acceptedNames": names,
+        "conditions": conditions,
+        "acceptedNames": names.accepted,
         "storedVersions": stored,
     }
 
@@ -86,6 +122,96 @@ def _defaults(obj: Object) -> None:
         names.setdefault("singular", names["kind"].lower())
         names.setdefault("listKind", f"{names['kind']}List")
     spec.setdefault("conversion", {"strategy": "None"})
+
+
+_MAX_SELECTABLE_FIELDS = 8
+
+
+def _selectable_fields(fields: list, schema: dict, at: str) -> list[Cause]:
+    """kube's ``validateSelectableFields``: at most 8, each a distinct path to a
+    string, integer or boolean field outside metadata."""
+    causes: list[Cause] = []
+    if len(fields) > _MAX_SELECTABLE_FIELDS:
+        causes.append(
+            Cause(
+                "FieldValueTooMany",
+                f"Too many: {len(fields)}: must have at most {_MAX_SELECTABLE_FIELDS} items",
+                at,
+            )
+        )
+    seen: set[str] = set()
+    for index, entry in enumerate(fields):
+        where = f"{at}[{index}].jsonPath"
+        path = entry.get("jsonPath") if isinstance(entry, dict) else None
+        if not path:
+            causes.append(Cause("FieldValueRequired", "Required value", where))
+            continue
+        found = field_path_target(path, schema)
+        if found is None:
+            first = re.split(r"[.\[\]]", path.lstrip(".["), maxsplit=1)[0]
+            detail = (
+                "does not refer to a valid field"
+                if path.startswith((".", "["))
+                else f"expected [ or . but got: {first}"
+            )
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{path}": is an invalid path: {detail}',
+                    where,
+                )
+            )
+            continue
+        resolved, target = found
+        if resolved.split(".")[0].split("[")[0] == "metadata":
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{path}": must not point to fields in metadata',
+                    where,
+                )
+            )
+        if target.get("type") not in ("string", "integer", "boolean"):
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{path}": must point to a field of type string, '
+                    "boolean or integer. Enum string fields and strings with formats "
+                    "are allowed.",
+                    where,
+                )
+            )
+        if resolved in seen:
+            causes.append(
+                Cause("FieldValueDuplicate", f'Duplicate value: "{path}"', where)
+            )
+        seen.add(resolved)
+    return causes
+
+
+def _ratchet_rules(causes: list[Cause], spec: dict, old_spec: dict) -> list[Cause]:
+    """Rules a version already had keep being accepted (kube ratchets CEL
+    compilation and cost checks on update): drop causes about the rules of a
+    version whose schema is unchanged, so status writes and unrelated edits of
+    a CRD stored under older checks still go through."""
+    old_schemas = {
+        v.get("name"): (v.get("schema") or {}).get("openAPIV3Schema")
+        for v in old_spec.get("versions") or ()
+    }
+    unchanged = {
+        f"spec.versions[{i}].schema.openAPIV3Schema"
+        for i, v in enumerate(spec.get("versions") or ())
+        if (v.get("schema") or {}).get("openAPIV3Schema") == old_schemas.get(v.get("name"))
+    }
+
+    def ratcheted(cause: Cause) -> bool:
+        return any(
+            cause.field == prefix
+            or (cause.field.startswith(prefix) and "x-kubernetes-validations" in cause.field)
+            for prefix in unchanged
+        )
+
+    return [c for c in causes if not ratcheted(c)]
 
 
 class CustomResourceDefinitionStrategy(Strategy):
@@ -105,6 +231,25 @@ class CustomResourceDefinitionStrategy(Strategy):
         super().prepare_for_update(obj, old)
         _defaults(obj)
         obj["status"] = _status(obj, old.get("status") or {})
+
+    def prepare_for_graceful_delete(self, obj: Object) -> None:
+        """``Terminating`` while the cleanup finalizer deletes the custom resources
+        (kube's finalizer controller); creates of new ones are refused. MUTATES."""
+        if CLEANUP_FINALIZER not in (obj["metadata"].get("finalizers") or ()):
+            return
+        status = obj.setdefault("status", {})
+        conditions = [
+            c for c in status.get("conditions") or () if c.get("type") != "Terminating"
+        ]
+        _set_condition(
+            conditions,
+            {},
+            "Terminating",
+            "True",
+            "InstanceDeletionInProgress",
+            "CustomResource deletion is in progress",
+        )
+        status["conditions"] = conditions
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")
@@ -241,6 +386,9 @@ class CustomResourceDefinitionStrategy(Strategy):
                 continue
             causes += structural_causes(schema, path)
             causes += compile_rules(schema, path)
+            causes += _selectable_fields(
+                version.get("selectableFields") or [], schema, f"{at}.selectableFields"
+            )
             scale = (version.get("subresources") or {}).get("scale")
             if scale is not None:
                 for key in ("specReplicasPath", "statusReplicasPath"):
@@ -291,8 +439,8 @@ class CustomResourceDefinitionStrategy(Strategy):
         return causes
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
-        causes = self.validate(obj)
         spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+        causes = _ratchet_rules(self.validate(obj), spec, old_spec)
         if spec.get("group") != old_spec.get("group"):
             causes.append(
                 Cause(

@@ -52,6 +52,59 @@ def _port_range(value: Any, path: str) -> list[Cause]:
     return []
 
 
+def _volume_causes(volumes: Any, path: str, causes: list[Cause]) -> set[str]:
+    """Volume names are required and unique (kube's validateVolumes); the names."""
+    seen: set[str] = set()
+    for i, volume in enumerate(volumes or ()):
+        name = volume.get("name") if isinstance(volume, dict) else None
+        if not name:
+            causes.append(
+                Cause("FieldValueRequired", "Required value", f"{path}[{i}].name")
+            )
+        elif name in seen:
+            causes.append(
+                Cause(
+                    "FieldValueDuplicate",
+                    f'Duplicate value: "{name}"',
+                    f"{path}[{i}].name",
+                )
+            )
+        seen.add(name or "")
+    return seen
+
+
+def _mount_causes(mounts: Any, volumes: set[str], path: str) -> list[Cause]:
+    """Mounts name a volume of the pod, each mount path once (validateVolumeMounts)."""
+    causes: list[Cause] = []
+    paths: set[str] = set()
+    for i, mount in enumerate(mounts or ()):
+        if not isinstance(mount, dict):
+            continue
+        at = f"{path}[{i}]"
+        name = mount.get("name") or ""
+        if not name:
+            causes.append(Cause("FieldValueRequired", "Required value", f"{at}.name"))
+        if name not in volumes:
+            causes.append(
+                Cause("FieldValueNotFound", f'Not found: "{name}"', f"{at}.name")
+            )
+        mount_path = mount.get("mountPath") or ""
+        if not mount_path:
+            causes.append(
+                Cause("FieldValueRequired", "Required value", f"{at}.mountPath")
+            )
+        elif mount_path in paths:
+            causes.append(
+                Cause(
+                    "FieldValueInvalid",
+                    f'Invalid value: "{mount_path}": must be unique',
+                    f"{at}.mountPath",
+                )
+            )
+        paths.add(mount_path)
+    return causes
+
+
 def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
     """kube's ValidatePodSpec, for the fields users get wrong first."""
     if not isinstance(spec, dict):
@@ -62,6 +115,7 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
         causes.append(
             Cause("FieldValueRequired", "Required value", f"{path}.containers")
         )
+    volumes = _volume_causes(spec.get("volumes"), f"{path}.volumes", causes)
     names: set[str] = set()
     for group in ("initContainers", "containers"):
         for i, c in enumerate(spec.get(group) or ()):
@@ -95,7 +149,21 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
                 causes.append(
                     Cause("FieldValueRequired", "Required value", f"{at}.image")
                 )
+            causes += _mount_causes(
+                c.get("volumeMounts"), volumes, f"{at}.volumeMounts"
+            )
+            port_names: set[str] = set()
             for j, port in enumerate(c.get("ports") or ()):
+                port_name = port.get("name")
+                if port_name and port_name in port_names:
+                    causes.append(
+                        Cause(
+                            "FieldValueDuplicate",
+                            f'Duplicate value: "{port_name}"',
+                            f"{at}.ports[{j}].name",
+                        )
+                    )
+                port_names.add(port_name or "")
                 if "containerPort" not in port:
                     causes.append(
                         Cause(

@@ -67,11 +67,14 @@ class Command(BaseCommand):
                 raise CommandError(f"Sync {namespace}/{name} is suspended: resume it first")
             conditions = {c.get("type"): c for c in status.get("conditions") or []}
             ready = conditions.get("Ready") or {}
-            line = f"  {ready.get('status', 'Unknown')} {ready.get('reason', '')}: {ready.get('message', '')}"
+            working = (conditions.get("Reconciling") or {}).get("status") == "True"
+            shown = conditions["Reconciling"] if working else ready
+            line = f"  {ready.get('status', 'Unknown')} {shown.get('reason', '')}: {shown.get('message', '')}"
             if line != last:
                 self.stdout.write(line)
                 last = line
-            if status.get("lastHandledReconcileAt") == stamp:
+            # Handled, and not still reconciling (spec.wait: health checks).
+            if status.get("lastHandledReconcileAt") == stamp and not working:
                 counts = ", ".join(f"{k} {status.get(k, 0)}" for k in ("applied", "unchanged", "pruned"))
                 self.stdout.write(f"✔ revision {status.get('lastAppliedRevision', '')} ({counts})")
                 if ready.get("status") != "True":
