@@ -43,9 +43,11 @@ def writer(target, writes: int, rate: float, prefix: str = "cm") -> list:
         body = json.dumps({"metadata": {"name": f"{prefix}-{i}"}, "data": {"i": str(i)}}).encode()
         conn.request("POST", "/api/v1/namespaces/bench/configmaps", body=body, headers=target.headers())
         resp = conn.getresponse()
-        payload = json.loads(resp.read())
+        raw = resp.read()
+        answered = time.monotonic()  # before parsing: the figure starts at the response
+        payload = json.loads(raw)
         assert resp.status == 201, payload
-        out.append((int(payload["metadata"]["resourceVersion"]), time.monotonic()))
+        out.append((int(payload["metadata"]["resourceVersion"]), answered))
         delay = next_at - time.monotonic()
         if delay > 0:
             time.sleep(delay)
