@@ -5,7 +5,8 @@ once, on a fixed pool of threads, through ``a2wsgi``: one thread hop per
 request instead of Django's per-request thread-sensitive executor plus a hop
 per sync middleware (measured: about twice the throughput). Watches are long
 streams and go through Django's ASGI handler, where an async iterator streams
-them on the event loop without holding a thread; their connection is bound
+them on the event loop without holding a thread (``kapi.api.streaming`` sends
+their frames straight to ``send``); their connection is bound
 (``kapi.api.connection``) so that a stalled watcher can be dropped.
 """
 
@@ -14,15 +15,19 @@ from urllib.parse import parse_qs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 
+import django  # noqa: E402
 from a2wsgi import WSGIMiddleware  # noqa: E402
-from django.core.asgi import get_asgi_application  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 from kapi.api import connection  # noqa: E402
 
 __all__ = ["application"]
 
-_asgi = get_asgi_application()
+django.setup(set_prefix=False)
+
+from kapi.api.streaming import StreamingASGIHandler  # noqa: E402
+
+_asgi = StreamingASGIHandler()
 _wsgi = WSGIMiddleware(
     get_wsgi_application(), workers=int(os.environ.get("KAPI_REQUEST_THREADS", "16"))
 )

@@ -109,12 +109,16 @@ class TimeoutFactory:
 class WatchEvent:
     """One event to send. ``object`` is the served form (or a ``Status`` for
     ERROR). ``memo``/``key`` let the encoder share one encoding between all the
-    watchers that send the same change the same way."""
+    watchers that send the same change the same way; ``more`` marks an event
+    of a burst that is not its last."""
 
     type: str
     object: dict
     memo: dict | None = None
     key: tuple = ()
+    #: Another event follows at once (no wait in between): an encoder may
+    #: hold this one and send both in one write.
+    more: bool = False
 
 
 @dataclass
@@ -383,13 +387,19 @@ async def stream(
                 return  # too slow: the client re-watches from its last version
             position += len(events)
             reader.position = position
+            batch = []
             for event in events:
                 if event.revision <= after:
                     continue
                 after = event.revision
                 out = convert(event)
                 if out is not None:
-                    dispatched.inc()
+                    batch.append(out)
+            if batch:
+                dispatched.inc(len(batch))
+                for out in batch[:-1]:
+                    out.more = True
+                for out in batch:
                     yield out
             now = clock()
             caught_up = position == channel.end

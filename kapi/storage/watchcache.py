@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import logging
+import math
 import os
 import signal
 import threading
@@ -45,6 +46,9 @@ from kapi.storage.notify import CHANNEL
 __all__ = ["Channel", "Reader", "WatchCache", "watch_cache"]
 
 log = logging.getLogger(__name__)
+
+#: Granularity of Channel.wait's timeouts (watch deadlines and bookmarks), seconds.
+TICK = 0.05
 
 _HORIZON = "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
 
@@ -88,7 +92,9 @@ class Channel:
         self.floor = floor
         self.capacity = capacity
         self.readers: set[Reader] = set()
-        self._changed = asyncio.Event()
+        self._waiters: list[asyncio.Future] = []
+        #: Shared timers: rounded wake-up time -> (handle, the futures waiting for it).
+        self._ticks: dict[float, tuple[asyncio.TimerHandle, set[asyncio.Future]]] = {}
 
     @property
     def end(self) -> int:
@@ -136,19 +142,42 @@ class Channel:
         self.wake()
 
     def wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def wait(self, timeout: float | None) -> None:
-        """Until the next publish (or wake), or ``timeout`` seconds."""
-        changed = self._changed
+        """Until the next publish (or wake), or ``timeout`` seconds (rounded up
+        to the next ``TICK``).
+
+        Waiters share one timer per tick instead of arming one per wait: a
+        watch waits once per event with the same deadline (its end or its
+        next bookmark), and with 1,000 watchers a fresh ``asyncio.timeout``
+        per wait was a sixth of the event loop's time."""
         if timeout is not None and timeout <= 0:
             return
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        self._waiters.append(waiter)
+        if timeout is None:
+            await waiter
+            return
+        at = math.ceil((loop.time() + timeout) / TICK) * TICK
+        tick = self._ticks.get(at)
+        if tick is None:
+            tick = self._ticks[at] = (loop.call_at(at, self._fire, at), set())
+        tick[1].add(waiter)
         try:
-            async with asyncio.timeout(timeout):
-                await changed.wait()
-        except TimeoutError:
-            pass
+            await waiter
+        finally:
+            tick[1].discard(waiter)
+
+    def _fire(self, at: float) -> None:
+        _handle, waiters = self._ticks.pop(at)
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 class WatchCache:
