@@ -109,6 +109,13 @@ WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
 """
 
 
+def _cursor():
+    """A cursor for the fixed statements above: prepared once per connection
+    where the backend offers it (``kapi.storage.backend``)."""
+    prepared = getattr(connection, "prepared_cursor", None)
+    return prepared() if prepared is not None else connection.cursor()
+
+
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -169,7 +176,7 @@ class PostgresStorage(Storage):
         data, labels = _strip(obj)
         row = [key.group, key.resource, key.namespace, key.name, obj["metadata"]["uid"], data, labels]
         try:
-            with connection.cursor() as cur:
+            with _cursor() as cur:
                 if namespace is None:
                     cur.execute(_CREATE, row)
                     (revision,) = cur.fetchone()
@@ -187,7 +194,7 @@ class PostgresStorage(Storage):
         return _stamp(data, revision)
 
     def get(self, key: Key) -> Object:
-        with connection.cursor() as cur:
+        with _cursor() as cur:
             cur.execute(_GET, [key.group, key.resource, key.namespace, key.name])
             row = cur.fetchone()
         if row is None:
@@ -196,7 +203,7 @@ class PostgresStorage(Storage):
 
     def update(self, key: Key, obj: Object, expected_revision: int) -> Object:
         data, labels = _strip(obj)
-        with connection.cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 _UPDATE,
                 [data, labels, key.group, key.resource, key.namespace, key.name, expected_revision],
@@ -208,7 +215,7 @@ class PostgresStorage(Storage):
         return _stamp(data, row[0])
 
     def delete(self, key: Key, expected_revision: int) -> Object:
-        with connection.cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 _DELETE, [key.group, key.resource, key.namespace, key.name, expected_revision]
             )
