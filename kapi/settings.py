@@ -55,15 +55,17 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "kapi.observability.middleware.RequestObserver",
     "kapi.api.middleware.KubernetesAPIMiddleware",
-    "django.middleware.security.SecurityMiddleware",
+    # Django's own, for the admin UI, /static and git only: API requests step
+    # over them (kapi.api.browser_only).
+    "kapi.api.browser_only.SecurityMiddleware",
     # The admin's CSS and JS: uvicorn serves no static files.
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kapi.api.browser_only.WhiteNoiseMiddleware",
+    "kapi.api.browser_only.SessionMiddleware",
+    "kapi.api.browser_only.CommonMiddleware",
+    "kapi.api.browser_only.CsrfViewMiddleware",
+    "kapi.api.browser_only.AuthenticationMiddleware",
+    "kapi.api.browser_only.MessageMiddleware",
+    "kapi.api.browser_only.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "kapi.urls"

@@ -15,13 +15,13 @@ from kapi import errors
 from kapi.api.parsers import MAX_BODY_BYTES
 from kapi.api.renderers import dump_json
 
-__all__ = ["KubernetesAPIMiddleware", "not_found_handler", "status_response"]
+__all__ = ["KubernetesAPIMiddleware", "is_api_path", "not_found_handler", "status_response"]
 
 #: kube compresses responses above this size (``defaultGzipThresholdBytes``).
 GZIP_THRESHOLD = 128 * 1024
 
 
-def _is_api_path(path: str) -> bool:
+def is_api_path(path: str) -> bool:
     # /git/ and /hooks/ answer as git and the forges expect (the sync app).
     return not path.startswith(("/admin", "/static", "/git/", "/hooks/"))
 
@@ -34,7 +34,7 @@ def status_response(error: errors.StatusError) -> HttpResponse:
 
 
 def not_found_handler(request, exception=None):
-    if _is_api_path(request.path):
+    if is_api_path(request.path):
         return status_response(
             errors.StatusError(
                 errors.status_failure(404, "NotFound", "the server could not find the requested resource")
@@ -51,21 +51,28 @@ class KubernetesAPIMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not _is_api_path(request.path):
+        if not is_api_path(request.path):
             return self.get_response(request)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
         if length > MAX_BODY_BYTES:
-            return status_response(
+            response = status_response(
                 errors.request_entity_too_large(f"Request entity too large: limit is {MAX_BODY_BYTES}")
             )
-        response = self.get_response(request)
-        return self._compress(request, response)
+        else:
+            response = self._compress(request, self.get_response(request))
+        if not getattr(response, "streaming", False):
+            # What Django's CommonMiddleware and SecurityMiddleware set, which
+            # API requests step over (kapi.api.browser_only).
+            if not response.has_header("Content-Length"):
+                response["Content-Length"] = str(len(response.content))
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
 
     def process_exception(self, request, exception):
-        if not _is_api_path(request.path):
+        if not is_api_path(request.path):
             return None
         from kapi.api.exceptions import to_status_error
 

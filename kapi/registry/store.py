@@ -33,6 +33,7 @@ from kapi.storage import (
     KeyExists,
     KeyNotFound,
     ListQuery,
+    NamespaceTerminating,
     Preconditions,
     ResourceVersionConflict,
     ResourceVersionExpired,
@@ -154,14 +155,24 @@ class Registry(PatchMixin):
     def _invalid(self, rt: ResourceType, name: str, causes: list[Cause]) -> StatusError:
         return errors.invalid(rt.group, rt.kind, name, causes)
 
-    def _namespace_must_exist(self, rt: ResourceType, namespace: str) -> Object | None:
+    def _namespace_key(self, rt: ResourceType, namespace: str) -> Key | None:
+        """The key of the Namespace a create of ``rt`` must be admitted by."""
         if not rt.namespaced:
             return None
-        ns_type = catalog().lookup("", "v1", "namespaces")
+        return self.key(catalog().lookup("", "v1", "namespaces"), "", namespace)
+
+    def _namespace_must_be_active(self, rt: ResourceType, namespace: str, name: str) -> None:
+        """kube's NamespaceLifecycle admission as a read, for the paths that end
+        before storage: the write itself checks it in the same statement."""
+        ns_key = self._namespace_key(rt, namespace)
+        if ns_key is None:
+            return
         try:
-            return self.storage.get(self.key(ns_type, "", namespace))
+            ns = self.storage.get(ns_key)
         except KeyNotFound:
             raise errors.not_found("", "namespaces", namespace) from None
+        if (ns.get("status") or {}).get("phase") == "Terminating":
+            raise errors.namespace_terminating(rt.group, rt.plural, name, namespace)
 
     # -- create ----------------------------------------------------------------
     def create(
@@ -179,11 +190,39 @@ class Registry(PatchMixin):
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
             raise errors.bad_request("resourceVersion should not be set on objects to be created")
-        ns = self._namespace_must_exist(rt, namespace)
-        if ns is not None and (ns.get("status") or {}).get("phase") == "Terminating":
-            # kube's NamespaceLifecycle admission.
-            raise errors.namespace_terminating(rt.group, rt.plural, meta.get("name", ""), namespace)
+        requested_name = meta.get("name", "")
+        try:
+            generate = self._prepare_create(rt, obj, manage)
+        except StatusError:
+            # kube admits the namespace (mutating admission) before it validates:
+            # a missing or terminating namespace answers first.
+            self._namespace_must_be_active(rt, namespace, requested_name)
+            raise
+        if options.dry_run:
+            self._namespace_must_be_active(rt, namespace, requested_name)
+            return obj
 
+        ns_key = self._namespace_key(rt, namespace)
+        stored = self._in(rt, obj)
+        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+            try:
+                created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
+                return self._written(rt, self._out(rt, created))
+            except KeyNotFound:
+                raise errors.not_found("", "namespaces", namespace) from None
+            except NamespaceTerminating:
+                raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
+            except KeyExists:
+                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
+                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
+                meta["name"] = meta["generateName"] + _random_suffix()
+                stored = self._in(rt, obj)
+        raise AssertionError("unreachable")
+
+    def _prepare_create(self, rt: ResourceType, obj: Object, manage) -> bool:
+        """System fields, the strategy, managedFields, validation and admission
+        (kube's BeforeCreate); returns whether the name was generated."""
+        meta = obj["metadata"]
         # System fields (kube's FillObjectMetaSystemFields).
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = now_rfc3339()
@@ -208,20 +247,7 @@ class Registry(PatchMixin):
             raise self._invalid(rt, meta.get("name", ""), causes)
         if self.admit is not None:
             self.admit(obj, None)
-        if options.dry_run:
-            return obj
-
-        stored = self._in(rt, obj)
-        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
-            try:
-                created = self.storage.create(self.key(rt, namespace, meta["name"]), stored)
-                return self._written(rt, self._out(rt, created))
-            except KeyExists:
-                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
-                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
-                meta["name"] = meta["generateName"] + _random_suffix()
-                stored = self._in(rt, obj)
-        raise AssertionError("unreachable")
+        return bool(generate)
 
     # -- get / list ------------------------------------------------------------
     def get(self, rt: ResourceType, namespace: str, name: str) -> Object:

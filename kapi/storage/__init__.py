@@ -3,6 +3,7 @@
 from kapi.storage.errors import (
     KeyExists,
     KeyNotFound,
+    NamespaceTerminating,
     ResourceVersionConflict,
     ResourceVersionExpired,
     ResourceVersionTooLarge,
@@ -16,6 +17,7 @@ __all__ = [
     "KeyNotFound",
     "ListPage",
     "ListQuery",
+    "NamespaceTerminating",
     "Preconditions",
     "ResourceVersionConflict",
     "ResourceVersionExpired",

@@ -5,6 +5,7 @@ The registry turns each into a Kubernetes ``Status`` (``kapi.errors``)::
     StorageError
     ├── KeyNotFound            the object does not exist
     ├── KeyExists              create of a name that is taken
+    ├── NamespaceTerminating   create in a namespace that is being deleted
     ├── ResourceVersionConflict  compare-and-swap lost: the object changed
     ├── ResourceVersionExpired   asked for history that was compacted
     └── ResourceVersionTooLarge  asked for a version not yet written
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KeyExists",
     "KeyNotFound",
+    "NamespaceTerminating",
     "ResourceVersionConflict",
     "ResourceVersionExpired",
     "ResourceVersionTooLarge",
@@ -40,6 +42,10 @@ class KeyNotFound(StorageError):
 
 class KeyExists(StorageError):
     pass
+
+
+class NamespaceTerminating(StorageError):
+    """``key`` is the namespace's: it is Terminating, so it takes no new objects."""
 
 
 class ResourceVersionConflict(StorageError):

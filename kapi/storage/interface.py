@@ -80,8 +80,14 @@ class Storage(ABC):
     """A versioned object store. Implementations must be safe to share between threads."""
 
     @abstractmethod
-    def create(self, key: Key, obj: Object) -> Object:
-        """Insert ``obj`` at ``key``; raises ``KeyExists``. Does not mutate ``obj``."""
+    def create(self, key: Key, obj: Object, namespace: Key | None = None) -> Object:
+        """Insert ``obj`` at ``key``; raises ``KeyExists``. Does not mutate ``obj``.
+
+        With ``namespace`` (the key of a Namespace object), inserts only if that
+        namespace exists and is not Terminating (kube's NamespaceLifecycle
+        admission), in the same atomic step as the insert: raises
+        ``KeyNotFound(namespace)`` or ``NamespaceTerminating(namespace)``.
+        """
 
     @abstractmethod
     def get(self, key: Key) -> Object:

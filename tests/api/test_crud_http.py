@@ -58,6 +58,18 @@ def test_create_in_missing_namespace_is_not_found(api):
     assert status["message"] == 'namespaces "does-not-exist" not found'
 
 
+def test_missing_namespace_answers_before_validation_and_dry_run(api):
+    """kube admits the namespace before it validates: an invalid object or a dry
+    run in a namespace that does not exist is a 404 for the namespace too."""
+    base = "/api/v1/namespaces/does-not-exist/configmaps"
+    status = assert_status(api.post(base, cm("Bad_Name")), 404, "NotFound")
+    assert status["message"] == 'namespaces "does-not-exist" not found'
+    status = assert_status(api.post(base + "?dryRun=All", cm("x")), 404, "NotFound")
+    assert status["message"] == 'namespaces "does-not-exist" not found'
+    status = assert_status(api.post(base, {"metadata": {"generateName": "g-"}}), 404, "NotFound")
+    assert status["details"] == {"name": "does-not-exist", "kind": "namespaces"}
+
+
 def test_namespace_mismatch_is_bad_request(api, namespace):
     body = cm("x", namespace="other")
     status = assert_status(api.post(f"/api/v1/namespaces/{namespace}/configmaps", body), 400, "BadRequest")

@@ -84,6 +84,9 @@ def test_kubectl_delete_namespace_waits_for_finalizers(
         "because it is being terminated"
     )
     assert status["details"]["causes"][0]["reason"] == "NamespaceTerminating"
+    # Admission comes before validation, and a dry run is refused alike.
+    assert_status(api.post(base, cm("Bad_Name")), 403, "Forbidden")
+    assert_status(api.post(base + "?dryRun=All", cm("late3")), 403, "Forbidden")
     try:
         core.create_namespaced_config_map(
             ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="late2"))

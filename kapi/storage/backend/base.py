@@ -11,17 +11,33 @@ the background meanwhile, so kapi is back as soon as PostgreSQL is.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
 import psycopg
 from django.db.backends.postgresql import base
+from django.db.backends.postgresql.psycopg_any import register_tzloader
+from django.utils.asyncio import async_unsafe
+from psycopg.pq import Format
 
 __all__ = ["FAIL_FAST_SECONDS", "DatabaseWrapper"]
 
 FAIL_FAST_SECONDS = 1.0
 
+#: ``KAPI_DB_PREPARE=0`` turns prepared statements off (``prepared_cursor``),
+#: for a pooler in transaction mode that cannot keep them on a connection.
+PREPARE = os.environ.get("KAPI_DB_PREPARE", "1") != "0"
+
+_NEVER = 2**31
 _lock = threading.Lock()
+
+
+class _PreparingCursor(psycopg.Cursor):
+    """Server-side binding, every statement prepared at its first run."""
+
+    def execute(self, query, params=None, *, prepare=None, binary=None):
+        return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
 _down_until = 0.0
 
 
@@ -36,3 +52,29 @@ class DatabaseWrapper(base.DatabaseWrapper):
             with _lock:
                 _down_until = time.monotonic() + FAIL_FAST_SECONDS
             raise
+
+    @async_unsafe
+    def prepared_cursor(self):
+        """A cursor for storage's fixed, hot statements (create, get, update,
+        delete): prepared statements, so that PostgreSQL parses and plans each
+        once per connection instead of on every call (for the create
+        statement, about half of the database's work). Otherwise like
+        ``cursor()``: Django's error wrapping, and query logging when it is on.
+        Only for a few fixed statement texts: psycopg keeps at most
+        ``prepared_max`` (100) per connection."""
+        if not PREPARE:
+            return self.cursor()
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        with self.wrap_database_errors:
+            if self.connection.prepare_threshold is None:
+                # Django turns preparing off (None); no cursor but this one
+                # prepares anything (client-side binding never does), and this
+                # one asks for it explicitly, so the threshold is never reached.
+                self.connection.prepare_threshold = _NEVER
+            cursor = _PreparingCursor(self.connection)
+            # As Django's create_cursor: timestamps in the connection's zone.
+            tzloader = self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, Format.TEXT)
+            if self.timezone != tzloader.timezone:
+                register_tzloader(self.timezone, cursor)
+            return self._prepare_cursor(cursor)
