@@ -13,8 +13,10 @@ class KapiConfig(AppConfig):
 
         post_migrate.connect(_on_post_migrate, sender=self)
 
-        from kapi.lifecycle.wakeup import on_write
-        from kapi.registry.store import WRITE_OBSERVERS
+        from kapi.lifecycle.wakeup import before_write, on_write
+        from kapi.registry.store import BEFORE_WRITE_OBSERVERS, WRITE_OBSERVERS
 
+        if before_write not in BEFORE_WRITE_OBSERVERS:
+            BEFORE_WRITE_OBSERVERS.append(before_write)
         if on_write not in WRITE_OBSERVERS:
             WRITE_OBSERVERS.append(on_write)

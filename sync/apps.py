@@ -16,7 +16,8 @@ class SyncConfig(AppConfig):
     verbose_name = "GitOps sync"
 
     def ready(self) -> None:
-        from kapi.registry.store import WRITE_OBSERVERS
+        from kapi.registry.store import BEFORE_WRITE_OBSERVERS
 
-        if _record_origin not in WRITE_OBSERVERS:
-            WRITE_OBSERVERS.append(_record_origin)
+        # Before the write, so the change scan that reads it finds its request.
+        if _record_origin not in BEFORE_WRITE_OBSERVERS:
+            BEFORE_WRITE_OBSERVERS.append(_record_origin)

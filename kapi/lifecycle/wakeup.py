@@ -19,14 +19,14 @@ from django.db import DatabaseError, connection, transaction
 
 from kapi.observability import origin
 
-__all__ = ["on_write", "wake_feed", "wake_feed_now", "wake_workers"]
+__all__ = ["before_write", "on_write", "wake_feed", "wake_feed_now", "wake_workers"]
 
 log = logging.getLogger(__name__)
 
 
-def on_write(rt, obj: dict, deleted: bool) -> None:
+def _matters(rt, obj: dict, deleted: bool) -> bool:
     meta = obj.get("metadata") or {}
-    if (
+    return bool(
         deleted
         or "deletionTimestamp" in meta
         or meta.get("ownerReferences")
@@ -35,9 +35,18 @@ def on_write(rt, obj: dict, deleted: bool) -> None:
             rt.stored_group == "rbac.authorization.k8s.io"
             and rt.stored_resource == "clusterroles"
         )
-    ):
-        # The work the feed derives from this write will carry this request's id.
+    )
+
+
+def before_write(rt, obj: dict, deleted: bool) -> None:
+    """The work the feed derives from this write will carry this request's id:
+    recorded before the write, so a feed that reads the change finds it."""
+    if _matters(rt, obj, deleted):
         origin.record(obj)
+
+
+def on_write(rt, obj: dict, deleted: bool) -> None:
+    if _matters(rt, obj, deleted):
         wake_feed()
 
 

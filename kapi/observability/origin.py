@@ -9,9 +9,11 @@ keyed by the object's uid), and the scanners join the change rows with it
 worker that runs the item makes it current again (log lines carry it, and the
 writes it makes record it in turn, so a cascade keeps the id).
 
-Best effort: a scanner that reads a change before its origin row exists, or
-after a later request wrote the same object, attributes it to no request or to
-the later one. Rows older than ``KEEP_MINUTES`` are dropped by ``forget_old``.
+The row is written just before the write itself (the registry's
+``BEFORE_WRITE_OBSERVERS``), so a scanner that reads the change finds it; a
+write that then fails leaves a row that a later write of the object replaces.
+Best effort still: a scanner that reads a change after a later request wrote
+the same object attributes it to the later one. Rows older than ``KEEP_MINUTES`` are dropped by ``forget_old``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ _UPSERT = (
 
 
 def record(obj: dict) -> None:
-    """Remember that the current request wrote ``obj`` (no-op outside a request)."""
+    """Remember that the current request writes ``obj`` (no-op outside a request)."""
     request_id = current_request_id()
     uid = (obj.get("metadata") or {}).get("uid")
     if not request_id or not uid:

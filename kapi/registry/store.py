@@ -43,7 +43,7 @@ from kapi.storage import (
 from kapi.storage.interface import check_preconditions
 from kapi.validation.metadata import validate_object_meta, validate_object_meta_update
 
-__all__ = ["GC_FINALIZERS", "WRITE_OBSERVERS", "Registry", "now_rfc3339"]
+__all__ = ["BEFORE_WRITE_OBSERVERS", "GC_FINALIZERS", "WRITE_OBSERVERS", "Registry", "now_rfc3339"]
 
 Object = dict[str, Any]
 
@@ -61,6 +61,11 @@ GC_FINALIZERS = (ORPHAN, FOREGROUND)
 #: Called as ``fn(rt, obj, deleted)`` after every stored write; the lifecycle
 #: workers register one (``kapi.lifecycle.wakeup``) to be woken up. Must not raise.
 WRITE_OBSERVERS: list = []
+#: Called as ``observer(rt, obj, deleted)`` just before a write is sent to
+#: storage, with the object as it will be stored (or, for a delete, as it
+#: stands): for what must be visible no later than the write itself (the
+#: request a write came from, kapi.observability.origin).
+BEFORE_WRITE_OBSERVERS: list = []
 
 
 def now_rfc3339() -> str:
@@ -147,6 +152,10 @@ class Registry(PatchMixin):
         else:
             meta.pop("namespace", None)
 
+    def _before_write(self, rt: ResourceType, obj: Object, deleted: bool = False) -> None:
+        for observer in BEFORE_WRITE_OBSERVERS:
+            observer(rt, obj, deleted)
+
     def _written(self, rt: ResourceType, obj: Object, deleted: bool = False) -> Object:
         for observer in WRITE_OBSERVERS:
             observer(rt, obj, deleted)
@@ -203,6 +212,7 @@ class Registry(PatchMixin):
             return obj
 
         ns_key = self._namespace_key(rt, namespace)
+        self._before_write(rt, obj)
         stored = self._in(rt, obj)
         for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
             try:
@@ -421,6 +431,7 @@ class Registry(PatchMixin):
             if dry_run:
                 result["object"] = new
                 raise _DryRun
+            self._before_write(rt, new)
             return self._in(rt, new)
 
         try:
@@ -457,6 +468,7 @@ class Registry(PatchMixin):
             return out, not options.dry_run and not rt.strategy.pending_finalizers(out)
         if options.dry_run:
             return current, True
+        self._before_write(rt, current, deleted=True)
         with _as_status(rt, name):
             deleted = self.storage.guaranteed_delete(key, options.preconditions)
         return self._written(rt, self._out(rt, deleted), deleted=True), True
@@ -494,7 +506,9 @@ class Registry(PatchMixin):
             return mark(copy.deepcopy(current))
 
         def try_update(current_stored: Object) -> Object:
-            return self._in(rt, mark(self._out(rt, current_stored)))
+            marked = mark(self._out(rt, current_stored))
+            self._before_write(rt, marked)
+            return self._in(rt, marked)
 
         with _as_status(rt, name):
             stored = self.storage.guaranteed_update(key, try_update, options.preconditions)
@@ -505,6 +519,7 @@ class Registry(PatchMixin):
 
     def _finish_deletion(self, rt: ResourceType, key: Key, obj: Object) -> Object:
         """The write that empties the finalizers of a deleting object removes it."""
+        self._before_write(rt, obj, deleted=True)
         try:
             deleted = self.storage.delete(key, int(obj["metadata"]["resourceVersion"]))
         except (KeyNotFound, ResourceVersionConflict):
