@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from tests.api.conftest import assert_status
-from tests.api.test_crd_http import CRD_PATH
+from tests.api.crds import CRD_PATH, crd_manifest, served_collection
 
 _SPEC_RULES = [
     {
@@ -154,37 +154,10 @@ SCHEMA = {
 }
 
 
-def _crd(group: str, schema: dict) -> dict:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"rules.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "rules", "kind": "Rule"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": schema},
-                }
-            ],
-        },
-    }
-
 
 @pytest.fixture(scope="module")
 def rules_url(api):
-    group = f"c{uuid.uuid4().hex[:8]}.example.com"
-    created = api.post(CRD_PATH, _crd(group, SCHEMA))
-    assert created.status_code == 201, created.text
-    namespace = f"t-{uuid.uuid4().hex[:10]}"
-    assert api.post("/api/v1/namespaces", {"metadata": {"name": namespace}}).ok
-    yield f"/apis/{group}/v1/namespaces/{namespace}/rules"
-    api.delete(f"/api/v1/namespaces/{namespace}")
-    api.delete(f"{CRD_PATH}/rules.{group}")
+    yield from served_collection(api, "c", "rules", "Rule", SCHEMA)
 
 
 def _create(api, url: str, spec: dict, name: str | None = None):
@@ -389,7 +362,7 @@ def _crd_with_rules(rules: list[dict], properties: dict | None = None) -> dict:
             }
         },
     }
-    return _crd(f"bad{uuid.uuid4().hex[:6]}.example.com", schema)
+    return crd_manifest(f"bad{uuid.uuid4().hex[:6]}.example.com", "rules", "Rule", schema)
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,10 @@ using list types wrongly are refused."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from tests.api.conftest import assert_status
-from tests.api.test_crd_http import CRD_PATH
+from tests.api.crds import CRD_PATH, crd_manifest, served_collection
 
 SCHEMA = {
     "type": "object",
@@ -54,37 +52,10 @@ SCHEMA = {
 }
 
 
-def _crd(group: str, schema: dict) -> dict:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"sets.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "sets", "kind": "Set"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": schema},
-                }
-            ],
-        },
-    }
-
 
 @pytest.fixture(scope="module")
 def sets_url(api):
-    group = f"l{uuid.uuid4().hex[:8]}.example.com"
-    created = api.post(CRD_PATH, _crd(group, SCHEMA))
-    assert created.status_code == 201, created.text
-    namespace = f"t-{uuid.uuid4().hex[:10]}"
-    assert api.post("/api/v1/namespaces", {"metadata": {"name": namespace}}).ok
-    yield f"/apis/{group}/v1/namespaces/{namespace}/sets"
-    api.delete(f"/api/v1/namespaces/{namespace}")
-    api.delete(f"{CRD_PATH}/sets.{group}")
+    yield from served_collection(api, "l", "sets", "Set", SCHEMA)
 
 
 def _post(api, url: str, name: str, spec: dict):
@@ -178,7 +149,7 @@ def test_crd_with_a_bad_list_type_is_refused(api):
         },
     }
     status = assert_status(
-        api.post(CRD_PATH, _crd("badlist.example.com", schema)), 422, "Invalid"
+        api.post(CRD_PATH, crd_manifest("badlist.example.com", "sets", "Set", schema)), 422, "Invalid"
     )
     at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties"
     fields = {c["field"]: c["reason"] for c in status["details"]["causes"]}
