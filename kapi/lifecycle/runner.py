@@ -83,10 +83,20 @@ def run_batch(limit: int = BATCH) -> int:
     return len(items)
 
 
+#: Items about an object's own current state, not about a change asked for.
+_STATE_KINDS = frozenset({"namespace", "owner"})
+
+
 def _handle_as_its_request(item: work.Item, registry: Registry) -> float | None:
     """``_handle`` with the item's request id current (its log lines, the
     work it asks for and the writes it makes carry it) and one log line."""
-    token = set_request_id(item.request_id or current_request_id())
+    request_id = item.request_id
+    if item.kind in _STATE_KINDS:
+        # The item acts on the object's state as it is now (a namespace being
+        # terminated, an owner being deleted): the request that last wrote it
+        # caused that, even if the item was asked for by an earlier write.
+        request_id = origin.latest(item.uid) or request_id
+    token = set_request_id(request_id or current_request_id())
     started = time.perf_counter()
     outcome = "error"
     try:

@@ -25,7 +25,7 @@ from django.db import DatabaseError, connection, transaction
 
 from kapi.observability.context import current_request_id
 
-__all__ = ["COLUMN", "JOIN", "forget_old", "record"]
+__all__ = ["COLUMN", "JOIN", "forget_old", "latest", "record"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,18 @@ def record(obj: dict) -> None:
             cur.execute(_UPSERT, [uid, request_id])
     except DatabaseError:  # e.g. before the migration: only log lines lose the id
         log.warning("could not record the request of a write", exc_info=True)
+
+
+def latest(uid: str) -> str:
+    """The request that last wrote the object ``uid`` (as recorded), or ""."""
+    try:
+        with connection.cursor() as cur:
+            cur.execute("SELECT request_id FROM kapi_write_origin WHERE uid = %s", [uid])
+            row = cur.fetchone()
+    except DatabaseError:
+        log.warning("could not read the request of a write", exc_info=True)
+        return ""
+    return row[0] if row else ""
 
 
 def forget_old() -> None:
