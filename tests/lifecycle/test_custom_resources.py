@@ -107,7 +107,8 @@ def test_policies_on_a_chain_of_custom_resources(api, widgets, namespace, policy
         return
     if policy == "Foreground":
         assert "foregroundDeletion" in r.json()["metadata"]["finalizers"]
-    wait_for(lambda: all(gone(api, p) for p in (*paths, cm_path)), what="chain gone")
+    # Three GC hops; on a loaded 2-core machine each may wait for a feed run.
+    wait_for(lambda: all(gone(api, p) for p in (*paths, cm_path)), what="chain gone", timeout=60)
     assert owned["metadata"]["uid"]
 
 
