@@ -53,34 +53,13 @@ def cold_kubectl(kubeconfig: str, repeat: int) -> dict[str, list[float]]:
 
 
 def _crd(group: str) -> dict:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"things.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "things", "singular": "thing", "kind": "Thing"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {
-                                    "type": "object",
-                                    "properties": {"n": {"type": "integer"}},
-                                }
-                            },
-                        }
-                    },
-                }
-            ],
-        },
+    from tests.api.crds import crd_manifest
+
+    schema = {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer"}}}},
     }
+    return crd_manifest(group, "things", "Thing", schema)
 
 
 def crd_to_first_cr(target, repeat: int) -> tuple[list[float], list[int]]:

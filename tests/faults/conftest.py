@@ -49,9 +49,15 @@ def figure(test: str, **values) -> None:
 
 @pytest.fixture
 def fault_server() -> Iterator[KapiServer]:
+    yield from serve_for_faults()
+
+
+def serve_for_faults(**env: str) -> Iterator[KapiServer]:
+    """A ``serve`` with the fault tests' settings (plus ``env``), killed to the
+    last process and its data directory removed afterwards."""
     data_dir = new_data_dir()
     try:
-        server = start_server(data_dir, env={**os.environ, **FAULT_ENV})
+        server = start_server(data_dir, env={**os.environ, **FAULT_ENV, **env})
     except ServerFailed as error:
         remove_data_dir(data_dir)
         pytest.fail(str(error), pytrace=False)

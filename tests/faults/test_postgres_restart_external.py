@@ -9,25 +9,16 @@ that resume without missing a change, no acknowledged write lost. Then a
 
 from __future__ import annotations
 
-import contextlib
-import os
 import time
 import uuid
 from collections.abc import Iterator
 
-import psutil
 import pytest
 from kapi_testserver import (
     KapiServer,
-    ServerFailed,
-    new_data_dir,
-    remove_data_dir,
-    server_processes,
-    start_server,
-    stop_server,
 )
 
-from tests.faults.conftest import FAULT_ENV, client, figure, second_api_process
+from tests.faults.conftest import client, figure, second_api_process, serve_for_faults
 from tests.faults.external_postgres import ExternalPostgres
 from tests.faults.test_postgres_restart import restart_under_load
 
@@ -44,24 +35,7 @@ def external_postgres() -> Iterator[ExternalPostgres]:
 
 @pytest.fixture
 def external_server(external_postgres: ExternalPostgres) -> Iterator[KapiServer]:
-    data_dir = new_data_dir()
-    env = {**os.environ, **FAULT_ENV, "DATABASE_URL": external_postgres.url}
-    try:
-        server = start_server(data_dir, env=env)
-    except ServerFailed as error:
-        remove_data_dir(data_dir)
-        pytest.fail(str(error), pytrace=False)
-    try:
-        yield server
-    finally:
-        try:
-            if server.process.poll() is None:
-                stop_server(server)
-        finally:
-            for proc in server_processes(server):
-                with contextlib.suppress(psutil.Error):
-                    proc.kill()
-            remove_data_dir(data_dir)
+    yield from serve_for_faults(DATABASE_URL=external_postgres.url)
 
 
 def test_external_postgres_restart_under_load(
