@@ -75,7 +75,17 @@ def _role_rules(obj: dict, namespace: str) -> list[dict]:
 
 
 def check_no_escalation(user: UserInfo, obj: dict) -> None:
-    """Raise a 403 ``StatusError`` if writing ``obj`` would escalate ``user``."""
+    """Raise a 403 ``StatusError`` if writing ``obj`` would escalate ``user``
+    (a refusal is confirmed against storage's newest RBAC objects first)."""
+    try:
+        _check_no_escalation(user, obj)
+    except errors.StatusError:
+        if not rbac.refresh():
+            raise
+        _check_no_escalation(user, obj)
+
+
+def _check_no_escalation(user: UserInfo, obj: dict) -> None:
     kind = obj.get("kind")
     plural = _KINDS.get(kind or "")
     if plural is None:

@@ -9,6 +9,12 @@ A request is allowed when any rule of a binding in its namespace or of a
 ClusterRoleBinding matching the user or one of its groups allows it; there is no
 deny. The index is rebuilt when storage holds a newer RBAC change, checked at
 most every ``FRESHNESS_SECONDS`` (and at once after this process wrote one).
+
+A denial is never answered from an index that might be stale: before saying no,
+``authorize`` checks storage again. So a grant is seen by every API process as
+soon as it is committed (a client that watched its Role appear on one server is
+not refused by another); only a revocation may take ``FRESHNESS_SECONDS`` to
+reach a process, as kube's informer-fed authorizer lags too.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ __all__ = [
     "authorize",
     "index",
     "invalidate",
+    "refresh",
     "rules_for",
 ]
 
@@ -191,11 +198,23 @@ def invalidate() -> None:
     _state.checked_at = 0.0
 
 
-def index() -> PolicyIndex:
-    """The current policy index, rebuilt when storage has newer RBAC objects."""
+def refresh() -> bool:
+    """Check storage now; True if that gave a newer index than the last one used
+    (a decision made from the old one may change)."""
+    before = _state.index
+    return index(fresh=True) is not before
+
+
+def index(fresh: bool = False) -> PolicyIndex:
+    """The current policy index, rebuilt when storage has newer RBAC objects
+    (looked at every ``FRESHNESS_SECONDS``, or now with ``fresh``)."""
     now = time.monotonic()
     current = _state.index
-    if current is not None and now - _state.checked_at < FRESHNESS_SECONDS:
+    if (
+        not fresh
+        and current is not None
+        and now - _state.checked_at < FRESHNESS_SECONDS
+    ):
         return current
     revision = _revision()
     if current is not None and current.revision == revision:
@@ -212,8 +231,17 @@ def index() -> PolicyIndex:
 
 
 def authorize(attrs: Attributes, policy: PolicyIndex | None = None) -> Decision:
-    """kube's RBAC decision: allowed with the binding that allowed it, or no opinion."""
-    policy = policy or index()
+    """kube's RBAC decision: allowed with the binding that allowed it, or no
+    opinion. Without ``policy``, a denial is confirmed against storage first."""
+    if policy is not None:
+        return _decide(attrs, policy)
+    decision = _decide(attrs, index())
+    if not decision.allowed and refresh():
+        decision = _decide(attrs, index())
+    return decision
+
+
+def _decide(attrs: Attributes, policy: PolicyIndex) -> Decision:
     for grant in policy.subject_grants(
         attrs.user, attrs.namespace if attrs.resource_request else ""
     ):

@@ -4,8 +4,9 @@
 ``attempt(uid)`` looks at one object's owners (kube's ``attemptToDeleteItem``):
 each owner reference is *solid* (the owner exists with that uid), *dangling* (no
 such owner, or another uid), *waiting* (the owner is being deleted in the
-foreground) or *unresolvable* (a kind nobody serves, or a cluster-scoped
-dependent naming a namespaced owner). With a solid owner the dependent stays and
+foreground) or *unresolvable* (a cluster-scoped dependent naming a namespaced
+owner). An owner of a kind not served (yet) makes the item retry later, as
+kube's REST mapping errors do. With a solid owner the dependent stays and
 loses its dangling and waiting references; with none (and nothing unresolvable)
 it is deleted, in the foreground if an owner waits on it and it has dependents of
 its own.
@@ -79,7 +80,9 @@ def _owner_state(dep_rt, dep: dict, ref: dict) -> str:
 def _resolve_owner(dep_rt, dep: dict, ref: dict) -> str:
     owner_rt = objects.kind_type(ref.get("apiVersion"), ref.get("kind"))
     if owner_rt is None:
-        return UNRESOLVABLE
+        raise objects.TypeNotServed(
+            f"owner kind {ref.get('kind')} in {ref.get('apiVersion')} is not served"
+        )
     dep_ns = dep["metadata"].get("namespace") or ""
     if owner_rt.namespaced and not dep_rt.namespaced:
         events.record(
@@ -190,7 +193,7 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
         for dep in deps:
             dep_rt = objects.type_for_stored(dep.group, dep.resource)
             if dep_rt is None:
-                continue
+                raise objects.TypeNotServed(f"{dep.resource}.{dep.group} is not served")
             _remove_refs_by_key(
                 registry, dep_rt, dep.namespace, dep.name, dep.uid, {uid}
             )

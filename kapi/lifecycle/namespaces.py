@@ -46,7 +46,8 @@ def process(uid: str, registry: Registry | None = None) -> float | None:
         return None
     if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
         return None
-    types = objects.served_namespaced()
+    # Every kind served now, CRDs created a moment ago included.
+    types = objects.served_namespaced(fresh=True)
     asked = _ask_deletes(name, types)
     if asked:
         wakeup.wake_workers(2 if asked > 50 else 1)
@@ -100,7 +101,7 @@ def delete_content_item(item, registry: Registry | None = None) -> None:
     registry = registry or Registry()
     rt = objects.type_for_stored(item.group, item.resource)
     if rt is None:
-        return
+        raise objects.TypeNotServed(f"{item.resource}.{item.group} is not served")
     options = DeleteOptions(
         preconditions=Preconditions(uid=item.uid),
         propagation_policy=item.policy or "Background",

@@ -21,6 +21,7 @@ from kapi.registry.store import Registry
 
 __all__ = [
     "Dependent",
+    "TypeNotServed",
     "dependents",
     "get_by_uid",
     "kind_type",
@@ -43,11 +44,24 @@ def valid_uids(uids) -> list[str]:
     return out
 
 
+class TypeNotServed(Exception):
+    """An object or owner reference of a kind this process does not serve (yet):
+    like kube's garbage collector on a REST mapping error, the item is retried
+    later rather than dropped (a CRD may have just been created)."""
+
+
 def type_for_stored(group: str, resource: str) -> ResourceType | None:
     """The served type whose rows are stored as (group, resource), preferring the
-    type served in that same group (core/v1 Event over events.k8s.io/v1)."""
+    type served in that same group (core/v1 Event over events.k8s.io/v1). A miss
+    looks at storage again: a CRD created a moment ago is not missed."""
+    return _stored_type(group, resource, catalog()) or _stored_type(
+        group, resource, catalog(fresh=True)
+    )
+
+
+def _stored_type(group: str, resource: str, cat) -> ResourceType | None:
     found = None
-    for rt in catalog().types():
+    for rt in cat.types():
         if rt.stored_group == group and rt.stored_resource == resource:
             if rt.group == group:
                 return rt
@@ -61,21 +75,27 @@ def kind_type(api_version: str | None, kind: str | None) -> ResourceType | None:
     if not api_version or not kind:
         return None
     group, _, version = api_version.rpartition("/")
-    rt = catalog().for_kind(group, version, kind)
+    return _kind_type(group, version, kind, catalog()) or _kind_type(
+        group, version, kind, catalog(fresh=True)
+    )
+
+
+def _kind_type(group: str, version: str, kind: str, cat) -> ResourceType | None:
+    rt = cat.for_kind(group, version, kind)
     if rt is not None:
         return rt
-    for rt in catalog().types():
+    for rt in cat.types():
         if rt.group == group and rt.kind == kind:
             return rt
     return None
 
 
-def served_namespaced() -> list[tuple[str, str]]:
+def served_namespaced(fresh: bool = False) -> list[tuple[str, str]]:
     """(stored group, stored resource) of every namespaced type served now."""
     return sorted(
         {
             (rt.stored_group, rt.stored_resource)
-            for rt in catalog().types()
+            for rt in catalog(fresh=fresh).types()
             if rt.namespaced
         }
     )
@@ -84,7 +104,9 @@ def served_namespaced() -> list[tuple[str, str]]:
 def get_by_uid(
     uid: str, registry: Registry | None = None
 ) -> tuple[ResourceType, Object] | None:
-    """The object with this uid as its served type shows it (one indexed read)."""
+    """The object with this uid as its served type shows it (one indexed read);
+    None when there is no such object. ``TypeNotServed`` when its kind is not
+    served."""
     with connection.cursor() as cur:
         cur.execute(
             'SELECT "group", resource, resource_version, data FROM kapi_object WHERE uid = %s',
@@ -95,7 +117,7 @@ def get_by_uid(
         return None
     rt = type_for_stored(row[0], row[1])
     if rt is None:
-        return None
+        raise TypeNotServed(f"{row[1]}.{row[0]} is not served")
     data = orjson.loads(row[3]) if isinstance(row[3], (str, bytes)) else row[3]
     data.setdefault("metadata", {})["resourceVersion"] = str(row[2])
     return rt, rt.strategy.from_storage(data, rt.version)

@@ -14,7 +14,7 @@ import time
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from kapi.errors import StatusError
-from kapi.lifecycle import aggregation, feed, gc, namespaces, wakeup, work
+from kapi.lifecycle import aggregation, feed, gc, namespaces, objects, wakeup, work
 from kapi.observability import origin
 from kapi.observability.context import (
     current_request_id,
@@ -58,7 +58,7 @@ def run_batch(limit: int = BATCH) -> int:
                     item.kind,
                     item.uid,
                     exc,
-                    exc_info=not isinstance(exc, StatusError),
+                    exc_info=not isinstance(exc, (StatusError, objects.TypeNotServed)),
                 )
                 work.postpone(item, min(60.0, 0.5 * 2 ** min(item.attempts, 7)))
                 continue
