@@ -7,8 +7,10 @@ trusts the repository: paths that leave the checkout (``..``, symlinks), files
 above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
 messages naming the file, never raised as anything else. Files matching the
-GitRepository's ``spec.ignore`` (gitignore syntax, via ``pathspec``) are not
-rendered, and a kustomization is built from a copy without them.
+GitRepository's ``spec.ignore`` (gitignore syntax) are not
+rendered, nor are those the checkout's ``.sourceignore`` files or Flux's
+default excludes leave out (``sync.sourceignore``); a kustomization is built
+from a copy without them.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pathspec
 import yaml
 
-__all__ = ["MAX_FILE_BYTES", "RenderError", "ignore_spec", "render"]
+from sync.sourceignore import IgnoreRules
+
+__all__ = ["MAX_FILE_BYTES", "RenderError", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_OBJECTS = 20_000
@@ -49,16 +52,6 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def ignore_spec(ignore: str | None) -> pathspec.PathSpec | None:
-    """``spec.ignore`` (multi-line gitignore syntax, paths from the repository
-    root, as Flux's): comments, ``/``-anchored and directory patterns, ``**``,
-    and ``!`` negations, where the last matching pattern decides."""
-    lines = (ignore or "").splitlines()
-    if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-        return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
-
-
 def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[str, Any]]:
     """The objects of ``path`` (relative to the checkout root) in file order."""
     root = checkout.resolve()
@@ -73,7 +66,7 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
     if base.is_file():
         files = [base]
     else:
-        ignored = ignore_spec(ignore)
+        ignored = IgnoreRules.load(root, ignore)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
                 return _kustomize(root, base, ignored)
@@ -83,7 +76,7 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
             for filename in sorted(filenames):
                 file = Path(dirpath) / filename
                 relname = file.relative_to(root).as_posix()
-                if not filename.endswith(_SUFFIXES) or (ignored and ignored.match_file(relname)):
+                if not filename.endswith(_SUFFIXES) or ignored.ignored(relname):
                     continue
                 files.append(file)
     objects: list[dict[str, Any]] = []
@@ -154,12 +147,12 @@ def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
 
 
 def _kustomize(
-    root: Path, base: Path, ignored: pathspec.PathSpec | None = None
+    root: Path, base: Path, ignored: IgnoreRules | None = None
 ) -> list[dict[str, Any]]:
-    """``kubectl kustomize`` of ``base``. With ``spec.ignore`` it builds a copy of
-    the checkout without the ignored files, as Flux builds from an artifact that
-    never contained them (a kustomization may reach files outside ``base``)."""
-    if ignored is not None:
+    """``kubectl kustomize`` of ``base``. When anything in the checkout is ignored
+    it builds a copy without the ignored files, as Flux builds from an artifact
+    that never contained them (a kustomization may reach files outside ``base``)."""
+    if ignored is not None and _any_ignored(root, ignored):
         with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
             copy = Path(tmp) / "checkout"
             _copy_without_ignored(root, copy, ignored)
@@ -183,19 +176,31 @@ def _kustomize(
     return objects
 
 
-def _copy_without_ignored(root: Path, dest: Path, ignored: pathspec.PathSpec) -> None:
+def _walk_files(root: Path):
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        rel_dir = Path(dirpath).relative_to(root)
+        yield Path(dirpath), rel_dir, filenames
+
+
+def _any_ignored(root: Path, ignored: IgnoreRules) -> bool:
+    return any(
+        ignored.ignored((rel_dir / f).as_posix())
+        for _, rel_dir, filenames in _walk_files(root)
+        for f in filenames
+    )
+
+
+def _copy_without_ignored(root: Path, dest: Path, ignored: IgnoreRules) -> None:
     """Copy the checkout to ``dest`` leaving out what ``ignored`` matches; symlinks
     stay symlinks (kustomize's own load restrictor then refuses those leaving it)."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        rel_dir = here.relative_to(root)
-        # Files are matched one by one: a later ``!`` pattern may keep a file
-        # inside an ignored directory, as the uncopied render does.
-        dirnames[:] = [d for d in dirnames if d != ".git"]
+    # Files are matched one by one: a later ``!`` pattern may keep a file
+    # inside an ignored directory, as the uncopied render does.
+    for here, rel_dir, filenames in _walk_files(root):
         (dest / rel_dir).mkdir(parents=True, exist_ok=True)
         for filename in filenames:
             relname = (rel_dir / filename).as_posix()
-            if ignored.match_file(relname):
+            if ignored.ignored(relname):
                 continue
             source = here / filename
             if source.is_symlink():

@@ -122,3 +122,79 @@ def test_kustomization_is_built_without_ignored_files(tmp_path):
     assert names == ["p-base"]
     # The checkout itself is untouched.
     assert (tmp_path / "app" / "extra.draft.yaml").exists()
+
+
+def _write(root, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+SOURCEIGNORED = {
+    # The root's file: unanchored patterns reach every directory.
+    ".sourceignore": "# local scratch\n*.local.yaml\n",
+    # deploy's file: relative to deploy/, and nothing outside it.
+    "deploy/.sourceignore": "/old.yaml\ntmp/\n",
+    "deploy/a.yaml": json.dumps(_cm("a")),
+    "deploy/old.yaml": json.dumps(_cm("old")),
+    "deploy/sub/old.yaml": json.dumps(_cm("sub-old")),  # /old.yaml is anchored to deploy/
+    "deploy/tmp/t.yaml": json.dumps(_cm("tmp-t")),
+    "deploy/x.local.yaml": "not: [valid",  # ignored by the root's file: never parsed
+    "other/.sourceignore": "a.yaml\n",  # other/'s patterns do not reach deploy/a.yaml
+    "other/a.yaml": json.dumps(_cm("other-a")),
+    # Flux's default excludes: CI and tool configuration that is not a manifest.
+    "deploy/cloudbuild.yaml": "steps: []\n",
+    "deploy/.sops.yaml": "creation_rules: []\n",
+}
+
+
+def test_sourceignore_files_are_read_relative_to_their_directory(tmp_path):
+    _write(tmp_path, SOURCEIGNORED)
+    assert sorted(o["metadata"]["name"] for o in render(tmp_path, "deploy")) == ["a", "sub-old"]
+    assert render(tmp_path, "other") == []
+    assert sorted(o["metadata"]["name"] for o in render(tmp_path, "./")) == ["a", "sub-old"]
+    # spec.ignore comes last, so its negation re-includes what a .sourceignore left out.
+    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "deploy", "!/deploy/old.yaml\n"))
+    assert names == ["a", "old", "sub-old"]
+    # A deeper .sourceignore overrides the root's for its own directory.
+    (tmp_path / "deploy" / "tmp" / ".sourceignore").write_text("!t.yaml\n")
+    (tmp_path / "deploy" / ".sourceignore").write_text("/old.yaml\n")
+    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "deploy"))
+    assert names == ["a", "sub-old", "tmp-t"]
+
+
+def test_kustomization_is_built_without_sourceignored_files(tmp_path):
+    _write(tmp_path, {
+        "app/.sourceignore": "extra.yaml\n",
+        "app/cm.yaml": json.dumps(_cm("cm")),
+        "app/extra.yaml": json.dumps(_cm("extra")),
+        "app/kustomization.yaml": json.dumps({"resources": ["cm.yaml", "extra.yaml"]}),
+    })
+    with pytest.raises(RenderError) as failed:
+        render(tmp_path, "app")
+    assert "extra.yaml" in failed.value.messages[0]
+    (tmp_path / "app" / "kustomization.yaml").write_text(json.dumps({"resources": ["cm.yaml"]}))
+    assert [o["metadata"]["name"] for o in render(tmp_path, "app")] == ["cm"]
+
+
+def test_pushed_sourceignore_is_honoured(kapi_server, tmp_path):
+    """A push whose .sourceignore files leave out an invalid draft and an old
+    manifest is accepted and applied without them; pushing a change to a
+    .sourceignore alone prunes what it now ignores."""
+    ns = unique("srcignore")
+    create(kapi_server,
+           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
+            "spec": {}},
+           {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
+            "spec": {"sourceRef": {"name": "app"}, "path": "./deploy"}})
+    work = Work(kapi_server, ns, "app", tmp_path / "work")
+    _write(work.path, {k: v for k, v in SOURCEIGNORED.items() if not k.startswith("other/")})
+    work.push("manifests with .sourceignore files")
+    wait_for(lambda: _names(kapi_server, ns) == ["a", "sub-old"], timeout=30,
+             what="the push to be applied without the ignored files")
+
+    (work.path / ".sourceignore").write_text("*.local.yaml\nsub/\n")
+    work.push("ignore deploy/sub too")
+    wait_for(lambda: _names(kapi_server, ns) == ["a"], timeout=30,
+             what="the newly ignored sub/old.yaml to be pruned")
