@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,11 @@ import yaml
 
 from sync.sourceignore import IgnoreRules
 
-__all__ = ["MAX_FILE_BYTES", "RenderError", "render"]
+__all__ = ["MAX_FILE_BYTES", "RenderError", "RenderTimeout", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_OBJECTS = 20_000
+KUSTOMIZE_TIMEOUT = 120  # seconds; a Sync's spec.timeout may cut it shorter
 _SUFFIXES = (".yaml", ".yml", ".json")
 _KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -44,6 +46,20 @@ class RenderError(Exception):
         self.messages = messages
 
 
+class RenderTimeout(Exception):
+    """The caller's deadline passed before the render finished; ``progress``
+    says how far it got."""
+
+    def __init__(self, progress: str) -> None:
+        super().__init__(progress)
+        self.progress = progress
+
+
+def _check_deadline(deadline: float | None, progress: str) -> None:
+    if deadline is not None and time.time() >= deadline:
+        raise RenderTimeout(progress)
+
+
 def _inside(root: Path, path: Path) -> bool:
     try:
         path.resolve().relative_to(root)
@@ -52,8 +68,12 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[str, Any]]:
-    """The objects of ``path`` (relative to the checkout root) in file order."""
+def render(checkout: Path, path: str, ignore: str | None = None,
+           deadline: float | None = None) -> list[dict[str, Any]]:
+    """The objects of ``path`` (relative to the checkout root) in file order.
+    Raises ``RenderTimeout`` once ``time.time()`` passes ``deadline`` (a
+    kustomize build is killed then)."""
+    _check_deadline(deadline, "nothing rendered yet")
     root = checkout.resolve()
     rel = (path or "./").strip()
     if os.path.isabs(rel):
@@ -69,7 +89,7 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
         ignored = IgnoreRules.load(root, ignore)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
-                return _kustomize(root, base, ignored)
+                return _kustomize(root, base, ignored, deadline)
         files = []
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -81,7 +101,8 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
                 files.append(file)
     objects: list[dict[str, Any]] = []
     problems: list[str] = []
-    for file in files:
+    for index, file in enumerate(files):
+        _check_deadline(deadline, f"{index} of {len(files)} files read")
         # Walked files sit in real directories under the checked base (the walk
         # follows no directory symlink): only a file symlink can lead out, and
         # resolving every path costs more than parsing it.
@@ -147,7 +168,7 @@ def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
 
 
 def _kustomize(
-    root: Path, base: Path, ignored: IgnoreRules | None = None
+    root: Path, base: Path, ignored: IgnoreRules | None = None, deadline: float | None = None
 ) -> list[dict[str, Any]]:
     """``kubectl kustomize`` of ``base``. When anything in the checkout is ignored
     it builds a copy without the ignored files, as Flux builds from an artifact
@@ -156,17 +177,19 @@ def _kustomize(
         with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
             copy = Path(tmp) / "checkout"
             _copy_without_ignored(root, copy, ignored)
-            return _kustomize(copy, copy / base.relative_to(root))
+            return _kustomize(copy, copy / base.relative_to(root), deadline=deadline)
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         raise RenderError(["kubectl is not installed: cannot build kustomization"])
+    rel = base.relative_to(root).as_posix() or "."
+    limit = KUSTOMIZE_TIMEOUT if deadline is None else min(KUSTOMIZE_TIMEOUT, max(0.0, deadline - time.time()))
     try:
         done = subprocess.run(
-            [kubectl, "kustomize", str(base)], capture_output=True, timeout=120, cwd=root
+            [kubectl, "kustomize", str(base)], capture_output=True, timeout=limit, cwd=root
         )
     except subprocess.TimeoutExpired:
-        raise RenderError(["kustomize build timed out"]) from None
-    rel = base.relative_to(root).as_posix() or "."
+        _check_deadline(deadline, f"kustomize build {rel} did not finish")
+        raise RenderError([f"kustomize build {rel} timed out after {KUSTOMIZE_TIMEOUT}s"]) from None
     if done.returncode != 0:
         raise RenderError([f"kustomize build {rel}: {done.stderr.decode(errors='replace').strip()}"])
     problems: list[str] = []

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
 
 import yaml
 
-__all__ = ["Work", "create", "unique", "wait_for"]
+__all__ = ["Work", "create", "silent_server", "unique", "wait_for"]
 
 
 def unique(prefix: str) -> str:
@@ -32,6 +34,27 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.2, what: str 
             return last
         time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+def silent_server() -> tuple[socket.socket, int]:
+    """A TCP server on 127.0.0.1 that accepts connections and never sends a
+    byte: whatever talks to it waits until its own timeout. Close the socket
+    to stop it."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    return listener, listener.getsockname()[1]
 
 
 class Work:

@@ -5,35 +5,14 @@ own (much longer) timeouts."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
 
-from sync_gitops import create, unique, wait_for
+from sync_gitops import create, silent_server, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
 
-def _silent_server() -> tuple[socket.socket, int]:
-    """A TCP server that accepts connections and never sends a byte."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            held.append(conn)
-
-    threading.Thread(target=accept, daemon=True).start()
-    return listener, listener.getsockname()[1]
-
-
 def test_fetch_is_bounded_by_spec_timeout(kapi_server):
-    listener, port = _silent_server()
+    listener, port = silent_server()
     try:
         ns = unique("fetchto")
         create(kapi_server,
