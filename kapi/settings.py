@@ -143,6 +143,9 @@ CELERY_IMPORTS = ["kapi.crdtasks"]
 # Deleting a CRD waits for its custom resources to go (types issue).
 CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule": 2.0}
 
+# Safety-net poll of a Sync's health checks (writes of waited-on objects wake them).
+SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))
+
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))
 CELERY_BEAT_SCHEDULE["compact-change-log"] = {

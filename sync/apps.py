@@ -16,8 +16,13 @@ class SyncConfig(AppConfig):
     verbose_name = "GitOps sync"
 
     def ready(self) -> None:
-        from kapi.registry.store import BEFORE_WRITE_OBSERVERS
+        from kapi.registry.store import BEFORE_WRITE_OBSERVERS, WRITE_OBSERVERS
+        from sync.healthwake import wake_waiting_sync
 
         # Before the write, so the change scan that reads it finds its request.
         if _record_origin not in BEFORE_WRITE_OBSERVERS:
             BEFORE_WRITE_OBSERVERS.append(_record_origin)
+        # After the write: a status change of an object a Sync waits on wakes
+        # its health check at once (the poll is only a safety net).
+        if wake_waiting_sync not in WRITE_OBSERVERS:
+            WRITE_OBSERVERS.append(wake_waiting_sync)

@@ -43,8 +43,13 @@ from sync.status import event, remove_condition, set_condition, update_status
 __all__ = ["load_objects", "reconcile_sync"]
 
 Progress = Callable[[str], None]
-#: Seconds between health checks while a Sync waits for its objects (``spec.wait``).
-HEALTH_POLL = 1.0
+def _health_poll() -> float:
+    """Seconds between health checks while a Sync waits for its objects
+    (``spec.wait``): a safety net only, since a write of a waited-on object
+    wakes the check at once (``sync.healthwake``)."""
+    from django.conf import settings
+
+    return float(getattr(settings, "SYNC_HEALTH_POLL_SECONDS", 10.0))
 
 
 def _noop(_: str) -> None:
@@ -279,7 +284,11 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
             st["healthCheckDeadline"] = _rfc3339(deadline)
 
         update_status(rt, namespace, name, progressing, registry)
-        return max(0.1, min(HEALTH_POLL, deadline - time.time()))
+        # A status write between the check above and healthCheckDeadline being
+        # stored found no waiting Sync to wake: look once more now that it is.
+        if _unhealthy(inventory, registry) != (failed, waiting):
+            return 0.1
+        return max(0.1, min(_health_poll(), deadline - time.time()))
 
     if pending and same_attempt and not drift and spec.get("wait"):
         # A health check in progress: only look at the objects again.

@@ -151,7 +151,7 @@ def test_failed_job_fails_the_health_check_at_once(kapi_server, tmp_path):
                                           "containers": [{"name": "c", "image": "busybox"}]}}}}
     work.write("job.yaml", job)
     work.push("job")
-    wait_for(lambda: _conditions(_sync(kapi_server, ns)).get("Reconciling", {}).get("status") == "True",
+    wait_for(lambda: f"Job/{ns}/once" in _conditions(_sync(kapi_server, ns)).get("Reconciling", {}).get("message", ""),
              what="waiting on the Job")
     status = {"startTime": "2026-01-01T00:00:00Z", "failed": 1,
               "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",

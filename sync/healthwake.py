@@ -1,0 +1,47 @@
+"""Waking a Sync's health check when an object it waits on is written.
+
+A Sync with ``spec.wait`` that has applied its objects records
+``status.healthCheckDeadline`` and waits for them. Instead of relying on its
+poll (``SYNC_HEALTH_POLL_SECONDS``, now only a safety net), every stored write
+of an object labelled with an owning Sync asks, after the write, whether that
+Sync is waiting (a read of the Sync's stored status, so it holds for every API
+process and worker) and, if so, requests a re-check through the sync's work
+queue (``sync.queue``: the intent in PostgreSQL, run by whichever worker).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import connection, transaction
+
+from sync import queue
+from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE
+
+__all__ = ["wake_waiting_sync"]
+
+log = logging.getLogger(__name__)
+
+_WAITING = """
+SELECT 1 FROM kapi_object
+ WHERE "group" = %s AND resource = 'syncs' AND namespace = %s AND name = %s
+   AND data->'status' ? 'healthCheckDeadline'
+"""
+
+
+def wake_waiting_sync(rt, obj: dict, deleted: bool) -> None:
+    """A ``WRITE_OBSERVERS`` entry; never raises (a failure leaves the poll)."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    namespace, name = labels.get(LABEL_NAMESPACE), labels.get(LABEL_NAME)
+    if not namespace or not name or rt.stored_group == GROUP:
+        return
+    try:
+        # A savepoint: a failure here must not break the writer's transaction.
+        with transaction.atomic():
+            with connection.cursor() as cur:
+                cur.execute(_WAITING, [GROUP, namespace, name])
+                waiting = cur.fetchone() is not None
+            if waiting:
+                queue.request(queue.SYNC, namespace, name, "health")
+    except Exception:  # noqa: BLE001 - an observer must not fail the write
+        log.warning("cannot wake the health check of Sync %s/%s", namespace, name, exc_info=True)
