@@ -192,9 +192,22 @@ class Registry(PatchMixin):
         check_fields(rt, obj, options)
         return self._create(rt, namespace, obj, options, lambda o: manage_fields(rt, None, o, options))
 
+    @contextmanager
+    def _serialized(self, rt: ResourceType) -> Iterator[None]:
+        """The type's writes one at a time (``Strategy.serialize_writes``)."""
+        if rt.strategy.serialize_writes:
+            with self.storage.exclusive(f"writes:{rt.stored_group}/{rt.stored_resource}"):
+                yield
+        else:
+            yield
+
     def _create(self, rt: ResourceType, namespace: str, obj: Object, options: CreateOptions, manage) -> Object:
         """Creates ``obj`` (already type-checked); ``manage(obj)`` sets its
         managedFields once the strategy has prepared it."""
+        with self._serialized(rt):
+            return self._create_now(rt, namespace, obj, options, manage)
+
+    def _create_now(self, rt: ResourceType, namespace: str, obj: Object, options: CreateOptions, manage) -> Object:
         self._check_namespace(rt, obj, namespace)
         meta = obj["metadata"]
         if meta.get("resourceVersion"):
@@ -403,6 +416,18 @@ class Registry(PatchMixin):
             meta["generation"] = int(cur_meta.get("generation") or 0) + 1
 
     def _guaranteed_update(
+        self,
+        rt: ResourceType,
+        key: Key,
+        name: str,
+        try_update,
+        dry_run: bool,
+        preconditions: Preconditions | None = None,
+    ) -> Object:
+        with self._serialized(rt):
+            return self._guaranteed_update_now(rt, key, name, try_update, dry_run, preconditions)
+
+    def _guaranteed_update_now(
         self,
         rt: ResourceType,
         key: Key,
