@@ -11,7 +11,7 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
-from kapi.registry.types.hpaconversion import default_metrics
+from kapi.registry.types.hpaconversion import default_metrics, drop_round_trip_annotations
 
 __all__ = [
     "ClusterRoleStrategy",
@@ -161,10 +161,12 @@ class HorizontalPodAutoscalerStrategy(Strategy):
 
     def prepare_for_create(self, obj: Object) -> None:
         obj.pop("status", None)
+        drop_round_trip_annotations(obj)
         _default(obj)
 
     def prepare_for_update(self, obj: Object, old: Object) -> None:
         super().prepare_for_update(obj, old)
+        drop_round_trip_annotations(obj)
         _default(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
