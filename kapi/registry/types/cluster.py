@@ -11,7 +11,10 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
-from kapi.registry.types.hpaconversion import default_metrics, drop_round_trip_annotations
+from kapi.registry.types.hpaconversion import (
+    default_metrics,
+    drop_round_trip_annotations,
+)
 
 __all__ = [
     "ClusterRoleStrategy",
