@@ -11,6 +11,7 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
+from kapi.registry.types.defaulting import default_string
 from kapi.registry.types.hpaconversion import (
     default_metrics,
     drop_round_trip_annotations,
@@ -360,7 +361,7 @@ class PersistentVolumeStrategy(Strategy):
         obj["status"] = {"phase": "Pending"}
         spec = obj.get("spec")
         if isinstance(spec, dict):
-            spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+            default_string(spec, "persistentVolumeReclaimPolicy", "Retain")
             spec.setdefault("volumeMode", "Filesystem")
 
     def table_columns(self) -> list[Column]:
