@@ -442,10 +442,11 @@ def _prune_rank(group: str, kind: str) -> int:
 
 def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: str,
           outcome: Outcome | None = None, registry: Registry | None = None,
-          user=None) -> Outcome:
+          user=None, deadline: float | None = None) -> Outcome:
     """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else.
 
     With ``user`` (a Sync's ServiceAccount), each delete must be allowed to it.
+    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``.
     """
     registry = registry or Registry()
     outcome = outcome or Outcome()
@@ -458,7 +459,8 @@ def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: s
         except ValueError:
             continue
     doomed.sort(key=lambda d: _prune_rank(d[2], d[3]))
-    for namespace, name, group, kind, version in doomed:
+    for index, (namespace, name, group, kind, version) in enumerate(doomed):
+        _check_deadline(deadline, "pruning", index, len(doomed))
         served = catalog(fresh=True)
         rt = served.for_kind(group, version, kind) or next(
             (t for t in served.types() if t.group == group and t.kind == kind), None)

@@ -35,7 +35,7 @@ from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, health, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
-from sync.render import RenderError, render
+from sync.render import RenderError, RenderTimeout, render
 from sync.source import repository_dir
 from sync.status import event, remove_condition, set_condition, update_status
 
@@ -95,12 +95,13 @@ def _listing(lines: list[str], limit: int = 10) -> str:
     return "[" + ", ".join(lines[:limit]) + more + "]"
 
 
-def load_objects(repo: dict, sha: str, spec: dict) -> list[dict]:
-    """Render ``spec.path`` of the shared checkout of ``sha`` (RenderError, GitError)."""
+def load_objects(repo: dict, sha: str, spec: dict, deadline: float | None = None) -> list[dict]:
+    """Render ``spec.path`` of the shared checkout of ``sha`` (RenderError,
+    RenderTimeout, GitError)."""
     meta = repo["metadata"]
     path = repository_dir(repo)
     tree = gitstore.checkout(path, meta["namespace"], meta["name"], sha)
-    return render(tree, spec.get("path") or "./", (repo.get("spec") or {}).get("ignore"))
+    return render(tree, spec.get("path") or "./", (repo.get("spec") or {}).get("ignore"), deadline)
 
 
 def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = False,
@@ -292,14 +293,15 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         update_status(rt, namespace, name, record, registry)
         progress(f"revision {revision} does not change {spec.get('path') or './'}")
         return interval
-    # The whole pass (validate, apply, prune and health checks) is bounded by
+    # The whole pass (render, validate, apply, prune and health checks) is bounded by
     # spec.timeout; a drift correction during a health check keeps its deadline.
     deadline = _epoch(pending) if pending and same_attempt else time.time() + timeout
 
-    def timed_out(exc: engine.TimeoutExceeded) -> float:
-        return fail("ReconciliationFailed",
-                    f"timeout of {timeout_text} exceeded while {exc.stage} revision {revision}: "
-                    f"{exc.done} of {exc.total} objects done", revision)
+    def timed_out(exc: engine.TimeoutExceeded | RenderTimeout, reason_: str = "ReconciliationFailed",
+                  stage: str = "", unit: str = "objects") -> float:
+        return fail(reason_,
+                    f"timeout of {timeout_text} exceeded while {stage or exc.stage} revision {revision}: "
+                    f"{exc.done} of {exc.total} {unit} done", revision)
 
     # -- render, validate, apply, prune ----------------------------------------------
     # Reconciling=True while this attempt runs (Flux's kstatus convention);
@@ -329,7 +331,9 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     update_status(rt, namespace, name, started, registry)
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
-        objects = load_objects(repo, sha, spec)
+        objects = load_objects(repo, sha, spec, deadline)
+    except RenderTimeout as exc:
+        return timed_out(exc, "BuildFailed", "rendering", "files")
     except RenderError as exc:
         return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
     except (gitstore.GitError, OSError) as exc:
@@ -370,7 +374,9 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     if spec.get("prune", True):
         try:
             engine.prune(old_inventory, {e["id"] for e in new_inventory}, namespace, name, outcome,
-                         writer, user=user)
+                         writer, user=user, deadline=deadline)
+        except engine.TimeoutExceeded as exc:
+            return timed_out(exc, "PruneFailed")
         except errors.StatusError as exc:
             return fail("PruneFailed", f"prune failed: {exc.status.get('message')}", revision)
     progress(f"applied {outcome.applied}, unchanged {outcome.unchanged}, pruned {outcome.pruned}")

@@ -8,7 +8,8 @@ above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
 messages naming the file, never raised as anything else. Files matching the
 GitRepository's ``spec.ignore`` (gitignore syntax, via ``pathspec``) are not
-rendered, and a kustomization is built from a copy without them.
+rendered, and a kustomization is built from a copy without them. Rendering
+stops at the Sync's deadline (``RenderTimeout``).
 """
 
 from __future__ import annotations
@@ -18,15 +19,18 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import pathspec
 import yaml
 
-__all__ = ["MAX_FILE_BYTES", "RenderError", "ignore_spec", "render"]
+__all__ = ["MAX_FILE_BYTES", "RenderError", "RenderTimeout", "ignore_spec", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
+#: The longest a kustomize build may run, whatever the Sync's timeout.
+KUSTOMIZE_TIMEOUT = 120.0
 MAX_OBJECTS = 20_000
 _SUFFIXES = (".yaml", ".yml", ".json")
 _KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -59,8 +63,19 @@ def ignore_spec(ignore: str | None) -> pathspec.PathSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[str, Any]]:
-    """The objects of ``path`` (relative to the checkout root) in file order."""
+class RenderTimeout(Exception):
+    """The Sync's deadline passed while rendering: ``done`` of ``total`` files read."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"rendering: {done} of {total} files done")
+        self.done, self.total = done, total
+
+
+def render(
+    checkout: Path, path: str, ignore: str | None = None, deadline: float | None = None
+) -> list[dict[str, Any]]:
+    """The objects of ``path`` (relative to the checkout root) in file order.
+    Raises ``RenderTimeout`` once ``time.time()`` passes ``deadline``."""
     root = checkout.resolve()
     rel = (path or "./").strip()
     if os.path.isabs(rel):
@@ -76,7 +91,7 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
         ignored = ignore_spec(ignore)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
-                return _kustomize(root, base, ignored)
+                return _kustomize(root, base, ignored, deadline)
         files = []
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -88,7 +103,9 @@ def render(checkout: Path, path: str, ignore: str | None = None) -> list[dict[st
                 files.append(file)
     objects: list[dict[str, Any]] = []
     problems: list[str] = []
-    for file in files:
+    for index, file in enumerate(files):
+        if deadline is not None and time.time() >= deadline:
+            raise RenderTimeout(index, len(files))
         # Walked files sit in real directories under the checked base (the walk
         # follows no directory symlink): only a file symlink can lead out, and
         # resolving every path costs more than parsing it.
@@ -154,7 +171,10 @@ def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
 
 
 def _kustomize(
-    root: Path, base: Path, ignored: pathspec.PathSpec | None = None
+    root: Path,
+    base: Path,
+    ignored: pathspec.PathSpec | None = None,
+    deadline: float | None = None,
 ) -> list[dict[str, Any]]:
     """``kubectl kustomize`` of ``base``. With ``spec.ignore`` it builds a copy of
     the checkout without the ignored files, as Flux builds from an artifact that
@@ -163,15 +183,23 @@ def _kustomize(
         with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
             copy = Path(tmp) / "checkout"
             _copy_without_ignored(root, copy, ignored)
-            return _kustomize(copy, copy / base.relative_to(root))
+            return _kustomize(copy, copy / base.relative_to(root), None, deadline)
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         raise RenderError(["kubectl is not installed: cannot build kustomization"])
+    limit = KUSTOMIZE_TIMEOUT
+    if deadline is not None:
+        left = deadline - time.time()
+        if left <= 0:
+            raise RenderTimeout(0, 1)
+        limit = min(limit, left)
     try:
         done = subprocess.run(
-            [kubectl, "kustomize", str(base)], capture_output=True, timeout=120, cwd=root
+            [kubectl, "kustomize", str(base)], capture_output=True, timeout=limit, cwd=root
         )
     except subprocess.TimeoutExpired:
+        if limit < KUSTOMIZE_TIMEOUT:
+            raise RenderTimeout(0, 1) from None
         raise RenderError(["kustomize build timed out"]) from None
     rel = base.relative_to(root).as_posix() or "."
     if done.returncode != 0:
