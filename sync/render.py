@@ -7,8 +7,9 @@ trusts the repository: paths that leave the checkout (``..``, symlinks), files
 above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
 messages naming the file, never raised as anything else. Files matching the
-GitRepository's ``spec.ignore`` (gitignore syntax, via ``pathspec``) are not
-rendered, and a kustomization is built from a copy without them. Rendering
+GitRepository's ``spec.ignore`` or a ``.sourceignore`` file (gitignore syntax,
+via ``pathspec``; Flux's defaults otherwise) are not rendered, and a
+kustomization is built from a copy without them. Rendering
 stops at the Sync's deadline (``RenderTimeout``).
 """
 
@@ -53,14 +54,65 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def ignore_spec(ignore: str | None) -> pathspec.PathSpec | None:
-    """``spec.ignore`` (multi-line gitignore syntax, paths from the repository
-    root, as Flux's): comments, ``/``-anchored and directory patterns, ``**``,
-    and ``!`` negations, where the last matching pattern decides."""
-    lines = (ignore or "").splitlines()
-    if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-        return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+#: Flux source-controller's ``sourceignore`` defaults: version control files
+#: always; CI files and tool configs only when nothing else is ignored.
+IGNORE_FILE = ".sourceignore"
+_EXCLUDE_VCS = (".git/", ".gitignore", ".gitmodules", ".gitattributes")
+_EXCLUDE_DEFAULT = (
+    ".github/", ".circleci/", ".travis.yml", ".gitlab-ci.yml", "appveyor.yml", ".drone.yml",
+    "cloudbuild.yaml", "codeship-services.yml", "codeship-steps.yml",
+    "**/.goreleaser.yml", "**/.goreleaser.brew.yml", "**/.sops.yaml", "**/.flux.yaml",
+    "**/.golangci.yaml",
+)
+
+
+def _patterns(text: str, domain: tuple[str, ...] = ()) -> list[str]:
+    """The gitignore lines of ``text`` as root-relative patterns: a line in
+    ``dir/.sourceignore`` applies below ``dir`` only (go-git's pattern domain)."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if domain:
+            negated = line.startswith("!")
+            body = line[1:] if negated else line
+            prefix = "/".join(domain)
+            if body.startswith("/"):
+                body = f"/{prefix}{body}"
+            elif "/" in body.rstrip("/"):
+                body = f"/{prefix}/{body}"
+            else:
+                body = f"/{prefix}/**/{body}"
+            line = ("!" if negated else "") + body
+        out.append(line)
+    return out
+
+
+def _ignore_files(root: Path) -> list[str]:
+    """The patterns of every ``.sourceignore`` in the checkout, parents first."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
+        if IGNORE_FILE in filenames:
+            here = Path(dirpath)
+            file = here / IGNORE_FILE
+            if file.is_file() and not file.is_symlink():
+                domain = here.relative_to(root).parts
+                out += _patterns(file.read_text(errors="replace"), domain)
+    return out
+
+
+def ignore_spec(ignore: str | None, root: Path | None = None) -> tuple[pathspec.PathSpec, bool]:
+    """What a checkout leaves out, as Flux's source-controller decides it: the
+    ``.sourceignore`` files under ``root`` (each scoped to its directory) and
+    ``spec.ignore`` (multi-line gitignore syntax from the repository root), over
+    the version control files; with neither, Flux's default excludes (CI files,
+    tool configs). gitignore rules: comments, ``/``-anchored and directory
+    patterns, ``**``, and ``!`` negations, where the last matching pattern decides.
+    Returns the spec and whether any user pattern is in it."""
+    user = (_ignore_files(root) if root is not None else []) + _patterns(ignore or "")
+    lines = [*_EXCLUDE_VCS, *(user or _EXCLUDE_DEFAULT)]
+    return pathspec.GitIgnoreSpec.from_lines(lines), bool(user)
 
 
 class RenderTimeout(Exception):
@@ -88,17 +140,19 @@ def render(
     if base.is_file():
         files = [base]
     else:
-        ignored = ignore_spec(ignore)
+        ignored, chosen = ignore_spec(ignore, root)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
-                return _kustomize(root, base, ignored, deadline)
+                # Built from a copy only when the user left files out: the
+                # defaults name nothing a kustomization would load.
+                return _kustomize(root, base, ignored if chosen else None, deadline)
         files = []
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 file = Path(dirpath) / filename
                 relname = file.relative_to(root).as_posix()
-                if not filename.endswith(_SUFFIXES) or (ignored and ignored.match_file(relname)):
+                if not filename.endswith(_SUFFIXES) or ignored.match_file(relname):
                     continue
                 files.append(file)
     objects: list[dict[str, Any]] = []

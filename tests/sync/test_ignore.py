@@ -122,3 +122,39 @@ def test_kustomization_is_built_without_ignored_files(tmp_path):
     assert names == ["p-base"]
     # The checkout itself is untouched.
     assert (tmp_path / "app" / "extra.draft.yaml").exists()
+
+
+def test_sourceignore_files_are_read_as_flux_reads_them(tmp_path):
+    """``.sourceignore`` files at the root and in subdirectories (each pattern
+    scoped to its file's directory) add to ``spec.ignore``."""
+    files = {
+        ".sourceignore": "# root file\n*.draft.yaml\n",
+        "deploy/a.yaml": json.dumps(_cm("a")),
+        "deploy/b.draft.yaml": "not: [valid",
+        "deploy/team/.sourceignore": "local.yaml\n/only-here.yaml\n",
+        "deploy/team/local.yaml": json.dumps(_cm("team-local")),
+        "deploy/team/deeper/local.yaml": json.dumps(_cm("team-deeper-local")),
+        "deploy/team/only-here.yaml": json.dumps(_cm("team-only-here")),
+        "deploy/team/deeper/only-here.yaml": json.dumps(_cm("deeper-only-here")),
+        "deploy/other/local.yaml": json.dumps(_cm("other-local")),
+        "deploy/spec-ignored.yaml": json.dumps(_cm("spec-ignored")),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "./deploy", "/deploy/spec-ignored.yaml"))
+    # team's `local.yaml` matches at any depth below team/, not in other/;
+    # its `/only-here.yaml` only directly in team/.
+    assert names == ["a", "deeper-only-here", "other-local"]
+
+
+def test_flux_default_excludes_apply_when_nothing_is_ignored(tmp_path):
+    """With no ignore rules, CI files (cloudbuild.yaml, .gitlab-ci.yml, ...) are
+    left out as Flux leaves them out; any user rule replaces those defaults."""
+    (tmp_path / "cloudbuild.yaml").write_text("steps: []\n")
+    (tmp_path / ".gitlab-ci.yml").write_text("stages: [build]\n")
+    (tmp_path / "app.yaml").write_text(json.dumps(_cm("app")))
+    assert [o["metadata"]["name"] for o in render(tmp_path, "./")] == ["app"]
+    with pytest.raises(RenderError) as caught:
+        render(tmp_path, "./", "nothing-matches-this.yaml")
+    assert any("cloudbuild.yaml" in m for m in caught.value.messages)
