@@ -20,7 +20,7 @@ snapshot).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import orjson
@@ -180,8 +180,11 @@ class PostgresStorage(Storage):
     def create(self, key: Key, obj: Object, namespace: Key | None = None) -> Object:
         data, labels = _strip(obj)
         row = [key.group, key.resource, key.namespace, key.name, obj["metadata"]["uid"], data, labels]
+        # Inside a transaction (``exclusive``), a savepoint keeps a clash from
+        # aborting the whole transaction; in autocommit the statement is atomic.
+        guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
         try:
-            with _cursor() as cur:
+            with guard, _cursor() as cur:
                 if namespace is None:
                     cur.execute(_CREATE, row)
                     (revision,) = cur.fetchone()

@@ -18,26 +18,13 @@ import requests
 from kapi_testserver import (
     ROOT,
     KapiServer,
-    ServerFailed,
-    new_data_dir,
-    remove_data_dir,
-    start_server,
-    stop_server,
+    serving,
 )
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[KapiServer]:
-    data_dir = new_data_dir()
-    try:
-        try:
-            started = start_server(data_dir)
-        except ServerFailed as error:
-            pytest.fail(str(error), pytrace=False)
-        yield started
-        stop_server(started)
-    finally:
-        remove_data_dir(data_dir)
+    yield from serving()
 
 
 def _token(server: KapiServer) -> str:

@@ -307,29 +307,22 @@ def _encode(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _decode(annotations: dict, key: str) -> list:
+def _decode(annotations: dict, key: str, shape: type = list) -> Any:
+    """The JSON of annotation ``key`` (removed): a list of objects, or with
+    ``shape`` dict one object."""
     try:
         value = json.loads(annotations.pop(key))
     except (TypeError, ValueError):
         raise ConversionError(
             f"metadata.annotations[{key}] is not valid JSON"
         ) from None
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+    if shape is dict:
+        if not isinstance(value, dict):
+            raise ConversionError(f"metadata.annotations[{key}] must be a JSON object")
+    elif not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise ConversionError(
             f"metadata.annotations[{key}] must be a JSON list of objects"
         )
-    return value
-
-
-def _decode_object(annotations: dict, key: str) -> dict:
-    try:
-        value = json.loads(annotations.pop(key))
-    except (TypeError, ValueError):
-        raise ConversionError(
-            f"metadata.annotations[{key}] is not valid JSON"
-        ) from None
-    if not isinstance(value, dict):
-        raise ConversionError(f"metadata.annotations[{key}] must be a JSON object")
     return value
 
 
@@ -431,7 +424,7 @@ def v2_from_v1(obj: Object) -> Object:
     v2_spec["metrics"] = metrics
     default_metrics(v2_spec)
     if BEHAVIOR_ANNOTATION in annotations:
-        v2_spec["behavior"] = _decode_object(annotations, BEHAVIOR_ANNOTATION)
+        v2_spec["behavior"] = _decode(annotations, BEHAVIOR_ANNOTATION, dict)
 
     v2_status: Object = _pruned(
         {
