@@ -35,7 +35,7 @@ from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, health, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
-from sync.render import RenderError, RenderTimeout, render
+from sync.render import IGNORE_FILE, RenderError, RenderTimeout, render
 from sync.source import repository_dir
 from sync.status import event, remove_condition, set_condition, update_status
 
@@ -55,6 +55,17 @@ def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
     if ignore:
         relevant["ignore"] = ignore  # the source's spec.ignore changes what is rendered
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
+
+
+def _rendered_tree(repo_dir, sha: str, path: str) -> str:
+    """What the render of ``path`` at ``sha`` depends on: the path's tree and the
+    ``.sourceignore`` files of the directories above it (whose patterns reach
+    into it), so a commit changing only those still re-renders the Sync."""
+    rel = posixpath.normpath(path or ".").lstrip("/")
+    parts = [] if rel in (".", "") else rel.split("/")
+    ids = [gitstore.tree_id(repo_dir, sha, path)]
+    ids += [gitstore.tree_id(repo_dir, sha, "/".join([*parts[:i], IGNORE_FILE])) for i in range(len(parts))]
+    return ":".join(ids)
 
 
 def _rfc3339(epoch: float) -> str:
@@ -191,7 +202,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
 
     sha = revision.rsplit("sha1:", 1)[-1]
     try:
-        tree = gitstore.tree_id(repository_dir(repo), sha, spec.get("path") or "./")
+        tree = _rendered_tree(repository_dir(repo), sha, spec.get("path") or "./")
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot read revision {revision}: {exc}", revision)
     digest = _digest(tree, spec, (repo.get("spec") or {}).get("ignore"))

@@ -158,3 +158,36 @@ def test_flux_default_excludes_apply_when_nothing_is_ignored(tmp_path):
     with pytest.raises(RenderError) as caught:
         render(tmp_path, "./", "nothing-matches-this.yaml")
     assert any("cloudbuild.yaml" in m for m in caught.value.messages)
+
+
+def test_pushed_sourceignore_is_honoured_and_a_change_to_it_alone_prunes(kapi_server, tmp_path):
+    """A push whose .sourceignore files leave out a draft and an old manifest is
+    applied without them; a later commit changing only the root's .sourceignore
+    (outside the Sync's path) re-renders and prunes what it now ignores."""
+    ns = unique("srcignore")
+    create(kapi_server,
+           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
+            "spec": {}},
+           {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
+            "spec": {"sourceRef": {"name": "app"}, "path": "./deploy"}})
+    work = Work(kapi_server, ns, "app", tmp_path / "work")
+    files = {
+        ".sourceignore": "*.local.yaml\n",
+        "deploy/.sourceignore": "/old.yaml\n",
+        "deploy/a.yaml": json.dumps(_cm("a")),
+        "deploy/old.yaml": json.dumps(_cm("old")),
+        "deploy/sub/old.yaml": json.dumps(_cm("sub-old")),
+        "deploy/x.local.yaml": "not: [valid",
+    }
+    for rel, text in files.items():
+        (work.path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work.path / rel).write_text(text)
+    work.push("manifests with .sourceignore files")
+    wait_for(lambda: _names(kapi_server, ns) == ["a", "sub-old"], timeout=30,
+             what="the push to be applied without the ignored files")
+
+    (work.path / ".sourceignore").write_text("*.local.yaml\nsub/\n")
+    work.push("ignore deploy/sub too")
+    wait_for(lambda: _names(kapi_server, ns) == ["a"], timeout=30,
+             what="the newly ignored sub/old.yaml to be pruned")
