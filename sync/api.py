@@ -42,18 +42,20 @@ LABEL_NAMESPACE = "sync.kapi.dev/namespace"
 PRUNE_ANNOTATION = "sync.kapi.dev/prune"
 REQUESTED_AT = "sync.kapi.dev/requestedAt"
 
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
-_DURATION_PATTERN = r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$"
+#: Flux's duration pattern (Go's time.ParseDuration units Flux accepts): 30s, 5m,
+#: 1h30m, 1.5h, 500ms.
+_DURATION_PATTERN = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
+_DURATION = re.compile(_DURATION_PATTERN)
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def parse_duration(text: str | None, default: float) -> float:
-    """Seconds in a Go-style duration (``30s``, ``5m``, ``1h30m``); ``default``
+    """Seconds in a Go-style duration (``30s``, ``5m``, ``1h30m``, ``500ms``); ``default``
     when empty or malformed (validation refuses malformed ones on write)."""
-    match = _DURATION.match(text or "")
-    if not text or match is None:
+    if not text or _DURATION.match(text) is None:
         return default
-    h, m, s = (int(g or 0) for g in match.groups())
-    return float(h * 3600 + m * 60 + s)
+    return sum(float(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION_PART.findall(text))
 
 
 def _duration(default: str | None = None) -> dict:

@@ -446,8 +446,7 @@ def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: s
     """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else.
 
     With ``user`` (a Sync's ServiceAccount), each delete must be allowed to it.
-    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline`` (between
-    two deletes: what is deleted stays deleted, the rest waits for the retry).
+    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``.
     """
     registry = registry or Registry()
     outcome = outcome or Outcome()

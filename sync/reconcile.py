@@ -35,9 +35,8 @@ from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, health, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
-from sync.render import RenderError, RenderTimeout, render
+from sync.render import IGNORE_FILE, RenderError, RenderTimeout, render
 from sync.source import repository_dir
-from sync.sourceignore import IGNORE_FILE
 from sync.status import event, remove_condition, set_condition, update_status
 
 __all__ = ["load_objects", "reconcile_sync"]
@@ -113,7 +112,8 @@ def _listing(lines: list[str], limit: int = 10) -> str:
 
 
 def load_objects(repo: dict, sha: str, spec: dict, deadline: float | None = None) -> list[dict]:
-    """Render ``spec.path`` of the shared checkout of ``sha`` (RenderError, GitError)."""
+    """Render ``spec.path`` of the shared checkout of ``sha`` (RenderError,
+    RenderTimeout, GitError)."""
     meta = repo["metadata"]
     path = repository_dir(repo)
     tree = gitstore.checkout(path, meta["namespace"], meta["name"], sha)
@@ -313,17 +313,15 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         update_status(rt, namespace, name, record, registry)
         progress(f"revision {revision} does not change {spec.get('path') or './'}")
         return interval
-    # The whole pass (render, validate, apply, prune and health checks) is
-    # bounded by spec.timeout; a drift correction during a health check keeps
-    # its deadline. Each stage fails with Flux's reason for that stage.
+    # The whole pass (render, validate, apply, prune and health checks) is bounded by
+    # spec.timeout; a drift correction during a health check keeps its deadline.
     deadline = _epoch(pending) if pending and same_attempt else time.time() + timeout
 
-    def timed_out(stage: str, done: str, reason_: str = "ReconciliationFailed") -> float:
-        return fail(reason_, f"timeout of {timeout_text} exceeded while {stage} revision {revision}: {done}",
-                    revision)
-
-    def objects_timed_out(exc: engine.TimeoutExceeded) -> float:
-        return timed_out(exc.stage, f"{exc.done} of {exc.total} objects done")
+    def timed_out(exc: engine.TimeoutExceeded | RenderTimeout, reason_: str = "ReconciliationFailed",
+                  stage: str = "", unit: str = "objects") -> float:
+        return fail(reason_,
+                    f"timeout of {timeout_text} exceeded while {stage or exc.stage} revision {revision}: "
+                    f"{exc.done} of {exc.total} {unit} done", revision)
 
     # -- render, validate, apply, prune ----------------------------------------------
     # Reconciling=True while this attempt runs (Flux's kstatus convention);
@@ -355,7 +353,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     try:
         objects = load_objects(repo, sha, spec, deadline)
     except RenderTimeout as exc:
-        return timed_out("rendering", exc.progress, "BuildFailed")
+        return timed_out(exc, "BuildFailed", "rendering", "files")
     except RenderError as exc:
         return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
     except (gitstore.GitError, OSError) as exc:
@@ -378,7 +376,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         try:
             problems += engine.validate(entries, namespace, name, writer, deadline=deadline)
         except engine.TimeoutExceeded as exc:
-            return objects_timed_out(exc)
+            return timed_out(exc)
     if problems:
         return fail("ValidationFailed", "; ".join(str(p) for p in problems[:20])
                     + (f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""), revision)
@@ -388,7 +386,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
                                progress=progress, deadline=deadline,
                                reapply=status.get("lastAppliedDigest") == digest)
     except engine.TimeoutExceeded as exc:
-        return objects_timed_out(exc)
+        return timed_out(exc)
     except errors.StatusError as exc:
         return fail("ReconciliationFailed", f"apply failed: {exc.status.get('message')}", revision)
     old_inventory = (status.get("inventory") or {}).get("entries") or []
@@ -398,16 +396,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
             engine.prune(old_inventory, {e["id"] for e in new_inventory}, namespace, name, outcome,
                          writer, user=user, deadline=deadline)
         except engine.TimeoutExceeded as exc:
-            # The new objects are applied and some old ones may remain: the
-            # inventory keeps both, so a retry or the Sync's deletion finds all.
-            kept = {e["id"] for e in new_inventory}
-            both = new_inventory + [e for e in old_inventory if e.get("id") not in kept]
-
-            def remember(st: dict) -> None:
-                st["inventory"] = {"entries": both}
-
-            return fail("PruneFailed", f"timeout of {timeout_text} exceeded while pruning revision "
-                        f"{revision}: {exc.done} of {exc.total} objects done", revision, record=remember)
+            return timed_out(exc, "PruneFailed")
         except errors.StatusError as exc:
             return fail("PruneFailed", f"prune failed: {exc.status.get('message')}", revision)
     progress(f"applied {outcome.applied}, unchanged {outcome.unchanged}, pruned {outcome.pruned}")

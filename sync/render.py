@@ -7,10 +7,10 @@ trusts the repository: paths that leave the checkout (``..``, symlinks), files
 above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
 messages naming the file, never raised as anything else. Files matching the
-GitRepository's ``spec.ignore`` (gitignore syntax) are not
-rendered, nor are those the checkout's ``.sourceignore`` files or Flux's
-default excludes leave out (``sync.sourceignore``); a kustomization is built
-from a copy without them.
+GitRepository's ``spec.ignore`` or a ``.sourceignore`` file (gitignore syntax,
+via ``pathspec``; Flux's defaults otherwise) are not rendered, and a
+kustomization is built from a copy without them. Rendering
+stops at the Sync's deadline (``RenderTimeout``).
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pathspec
 import yaml
 
-from sync.sourceignore import IgnoreRules
-
-__all__ = ["MAX_FILE_BYTES", "RenderError", "RenderTimeout", "render"]
+__all__ = ["MAX_FILE_BYTES", "RenderError", "RenderTimeout", "ignore_spec", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
+#: The longest a kustomize build may run, whatever the Sync's timeout.
+KUSTOMIZE_TIMEOUT = 120.0
 MAX_OBJECTS = 20_000
-KUSTOMIZE_TIMEOUT = 120  # seconds; a Sync's spec.timeout may cut it shorter
 _SUFFIXES = (".yaml", ".yml", ".json")
 _KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -46,20 +46,6 @@ class RenderError(Exception):
         self.messages = messages
 
 
-class RenderTimeout(Exception):
-    """The caller's deadline passed before the render finished; ``progress``
-    says how far it got."""
-
-    def __init__(self, progress: str) -> None:
-        super().__init__(progress)
-        self.progress = progress
-
-
-def _check_deadline(deadline: float | None, progress: str) -> None:
-    if deadline is not None and time.time() >= deadline:
-        raise RenderTimeout(progress)
-
-
 def _inside(root: Path, path: Path) -> bool:
     try:
         path.resolve().relative_to(root)
@@ -68,12 +54,80 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def render(checkout: Path, path: str, ignore: str | None = None,
-           deadline: float | None = None) -> list[dict[str, Any]]:
+#: Flux source-controller's ``sourceignore`` defaults: version control files
+#: always; CI files and tool configs only when nothing else is ignored.
+IGNORE_FILE = ".sourceignore"
+_EXCLUDE_VCS = (".git/", ".gitignore", ".gitmodules", ".gitattributes")
+_EXCLUDE_DEFAULT = (
+    ".github/", ".circleci/", ".travis.yml", ".gitlab-ci.yml", "appveyor.yml", ".drone.yml",
+    "cloudbuild.yaml", "codeship-services.yml", "codeship-steps.yml",
+    "**/.goreleaser.yml", "**/.goreleaser.brew.yml", "**/.sops.yaml", "**/.flux.yaml",
+    "**/.golangci.yaml",
+)
+
+
+def _patterns(text: str, domain: tuple[str, ...] = ()) -> list[str]:
+    """The gitignore lines of ``text`` as root-relative patterns: a line in
+    ``dir/.sourceignore`` applies below ``dir`` only (go-git's pattern domain)."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if domain:
+            negated = line.startswith("!")
+            body = line[1:] if negated else line
+            prefix = "/".join(domain)
+            if body.startswith("/"):
+                body = f"/{prefix}{body}"
+            elif "/" in body.rstrip("/"):
+                body = f"/{prefix}/{body}"
+            else:
+                body = f"/{prefix}/**/{body}"
+            line = ("!" if negated else "") + body
+        out.append(line)
+    return out
+
+
+def _ignore_files(root: Path) -> list[str]:
+    """The patterns of every ``.sourceignore`` in the checkout, parents first."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
+        if IGNORE_FILE in filenames:
+            here = Path(dirpath)
+            file = here / IGNORE_FILE
+            if file.is_file() and not file.is_symlink():
+                domain = here.relative_to(root).parts
+                out += _patterns(file.read_text(errors="replace"), domain)
+    return out
+
+
+def ignore_spec(ignore: str | None, root: Path | None = None) -> tuple[pathspec.PathSpec, bool]:
+    """What a checkout leaves out, as Flux's source-controller decides it: the
+    ``.sourceignore`` files under ``root`` (each scoped to its directory) and
+    ``spec.ignore`` (multi-line gitignore syntax from the repository root), over
+    the version control files; with neither, Flux's default excludes (CI files,
+    tool configs). gitignore rules: comments, ``/``-anchored and directory
+    patterns, ``**``, and ``!`` negations, where the last matching pattern decides.
+    Returns the spec and whether any user pattern is in it."""
+    user = (_ignore_files(root) if root is not None else []) + _patterns(ignore or "")
+    lines = [*_EXCLUDE_VCS, *(user or _EXCLUDE_DEFAULT)]
+    return pathspec.GitIgnoreSpec.from_lines(lines), bool(user)
+
+
+class RenderTimeout(Exception):
+    """The Sync's deadline passed while rendering: ``done`` of ``total`` files read."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"rendering: {done} of {total} files done")
+        self.done, self.total = done, total
+
+
+def render(
+    checkout: Path, path: str, ignore: str | None = None, deadline: float | None = None
+) -> list[dict[str, Any]]:
     """The objects of ``path`` (relative to the checkout root) in file order.
-    Raises ``RenderTimeout`` once ``time.time()`` passes ``deadline`` (a
-    kustomize build is killed then)."""
-    _check_deadline(deadline, "nothing rendered yet")
+    Raises ``RenderTimeout`` once ``time.time()`` passes ``deadline``."""
     root = checkout.resolve()
     rel = (path or "./").strip()
     if os.path.isabs(rel):
@@ -86,23 +140,26 @@ def render(checkout: Path, path: str, ignore: str | None = None,
     if base.is_file():
         files = [base]
     else:
-        ignored = IgnoreRules.load(root, ignore)
+        ignored, chosen = ignore_spec(ignore, root)
         for name in _KUSTOMIZATIONS:
             if (base / name).is_file():
-                return _kustomize(root, base, ignored, deadline)
+                # Built from a copy only when the user left files out: the
+                # defaults name nothing a kustomization would load.
+                return _kustomize(root, base, ignored if chosen else None, deadline)
         files = []
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 file = Path(dirpath) / filename
                 relname = file.relative_to(root).as_posix()
-                if not filename.endswith(_SUFFIXES) or ignored.ignored(relname):
+                if not filename.endswith(_SUFFIXES) or ignored.match_file(relname):
                     continue
                 files.append(file)
     objects: list[dict[str, Any]] = []
     problems: list[str] = []
     for index, file in enumerate(files):
-        _check_deadline(deadline, f"{index} of {len(files)} files read")
+        if deadline is not None and time.time() >= deadline:
+            raise RenderTimeout(index, len(files))
         # Walked files sit in real directories under the checked base (the walk
         # follows no directory symlink): only a file symlink can lead out, and
         # resolving every path costs more than parsing it.
@@ -168,28 +225,37 @@ def _checked(where: str, doc: Any, problems: list[str]) -> dict | None:
 
 
 def _kustomize(
-    root: Path, base: Path, ignored: IgnoreRules | None = None, deadline: float | None = None
+    root: Path,
+    base: Path,
+    ignored: pathspec.PathSpec | None = None,
+    deadline: float | None = None,
 ) -> list[dict[str, Any]]:
-    """``kubectl kustomize`` of ``base``. When anything in the checkout is ignored
-    it builds a copy without the ignored files, as Flux builds from an artifact
-    that never contained them (a kustomization may reach files outside ``base``)."""
-    if ignored is not None and _any_ignored(root, ignored):
+    """``kubectl kustomize`` of ``base``. With ``spec.ignore`` it builds a copy of
+    the checkout without the ignored files, as Flux builds from an artifact that
+    never contained them (a kustomization may reach files outside ``base``)."""
+    if ignored is not None:
         with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
             copy = Path(tmp) / "checkout"
             _copy_without_ignored(root, copy, ignored)
-            return _kustomize(copy, copy / base.relative_to(root), deadline=deadline)
+            return _kustomize(copy, copy / base.relative_to(root), None, deadline)
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         raise RenderError(["kubectl is not installed: cannot build kustomization"])
-    rel = base.relative_to(root).as_posix() or "."
-    limit = KUSTOMIZE_TIMEOUT if deadline is None else min(KUSTOMIZE_TIMEOUT, max(0.0, deadline - time.time()))
+    limit = KUSTOMIZE_TIMEOUT
+    if deadline is not None:
+        left = deadline - time.time()
+        if left <= 0:
+            raise RenderTimeout(0, 1)
+        limit = min(limit, left)
     try:
         done = subprocess.run(
             [kubectl, "kustomize", str(base)], capture_output=True, timeout=limit, cwd=root
         )
     except subprocess.TimeoutExpired:
-        _check_deadline(deadline, f"kustomize build {rel} did not finish")
-        raise RenderError([f"kustomize build {rel} timed out after {KUSTOMIZE_TIMEOUT}s"]) from None
+        if limit < KUSTOMIZE_TIMEOUT:
+            raise RenderTimeout(0, 1) from None
+        raise RenderError(["kustomize build timed out"]) from None
+    rel = base.relative_to(root).as_posix() or "."
     if done.returncode != 0:
         raise RenderError([f"kustomize build {rel}: {done.stderr.decode(errors='replace').strip()}"])
     problems: list[str] = []
@@ -199,31 +265,19 @@ def _kustomize(
     return objects
 
 
-def _walk_files(root: Path):
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        rel_dir = Path(dirpath).relative_to(root)
-        yield Path(dirpath), rel_dir, filenames
-
-
-def _any_ignored(root: Path, ignored: IgnoreRules) -> bool:
-    return any(
-        ignored.ignored((rel_dir / f).as_posix())
-        for _, rel_dir, filenames in _walk_files(root)
-        for f in filenames
-    )
-
-
-def _copy_without_ignored(root: Path, dest: Path, ignored: IgnoreRules) -> None:
+def _copy_without_ignored(root: Path, dest: Path, ignored: pathspec.PathSpec) -> None:
     """Copy the checkout to ``dest`` leaving out what ``ignored`` matches; symlinks
     stay symlinks (kustomize's own load restrictor then refuses those leaving it)."""
-    # Files are matched one by one: a later ``!`` pattern may keep a file
-    # inside an ignored directory, as the uncopied render does.
-    for here, rel_dir, filenames in _walk_files(root):
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(root)
+        # Files are matched one by one: a later ``!`` pattern may keep a file
+        # inside an ignored directory, as the uncopied render does.
+        dirnames[:] = [d for d in dirnames if d != ".git"]
         (dest / rel_dir).mkdir(parents=True, exist_ok=True)
         for filename in filenames:
             relname = (rel_dir / filename).as_posix()
-            if ignored.ignored(relname):
+            if ignored.match_file(relname):
                 continue
             source = here / filename
             if source.is_symlink():

@@ -17,26 +17,15 @@ from pathlib import Path
 import pytest
 from kapi_testserver import (
     KapiServer,
-    ServerFailed,
     new_data_dir,
     remove_data_dir,
-    start_server,
-    stop_server,
+    serving,
 )
 
 
 @pytest.fixture(scope="session")
 def kapi_server() -> Iterator[KapiServer]:
-    data_dir = new_data_dir()
-    try:
-        try:
-            server = start_server(data_dir)
-        except ServerFailed as error:
-            pytest.fail(str(error), pytrace=False)
-        yield server
-        stop_server(server)
-    finally:
-        remove_data_dir(data_dir)
+    yield from serving()
 
 
 @pytest.fixture

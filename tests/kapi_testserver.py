@@ -18,11 +18,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+import pytest
 import yaml
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "new_data_dir",
     "remove_data_dir",
     "server_processes",
+    "serving",
     "start_server",
     "stop_server",
 ]
@@ -284,3 +286,20 @@ def _kill_all(procs: list[psutil.Process]) -> None:
             p.kill()
         except psutil.Error:
             pass
+
+
+def serving(
+    env: Mapping[str, str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[KapiServer]:
+    """A fixture's own ``serve`` on a new data directory: yields it, then stops
+    it (the test fails unless it exits cleanly) and removes the directory."""
+    data_dir = new_data_dir()
+    try:
+        try:
+            server = start_server(data_dir, env=env, args=args)
+        except ServerFailed as error:
+            pytest.fail(str(error), pytrace=False)
+        yield server
+        stop_server(server)
+    finally:
+        remove_data_dir(data_dir)

@@ -331,6 +331,8 @@ def _call(node: Node, env: dict[str, Shape]) -> tuple[float, Shape]:
         "isIP",
         "isCIDR",
         "isQuantity",
+        "semver",
+        "isSemver",
     ):
         return cost + _scaled(largest, _TRAVERSAL), SCALAR
     if name == "getQuery":

@@ -4,15 +4,16 @@ kube-apiserver gives ``x-kubernetes-validations`` rules more than the CEL
 standard: the cel-go ``strings``/``lists``/``sets``/``math``/``encoders``
 extensions (``cel.stdlib`` provides most of them) and its own libraries in
 ``apiserver/pkg/cel/library``: ``quantity``, ``url``, ``ip``/``cidr``, regex
-``find``/``findAll``, lists (``isSorted``, ``sum``, ``indexOf``, ...) and
-``format``. The ``cel`` package calls Python functions with plain values, so
+``find``/``findAll``, lists (``isSorted``, ``sum``, ``indexOf``, ...),
+``format`` and ``semver``. The ``cel`` package calls Python functions with plain values, so
 kube's opaque types are tagged maps (``{"@quantity": "3/2"}``): equal values
 are equal maps (``quantity("1Gi") == quantity("1024Mi")``), and every method
 is a function taking the receiver first (``x.f(a)`` is ``f(x, a)`` in CEL).
 
 Known gaps: ``quantity(...).asString()`` is the canonical decimal (or binary,
 for multiples of 1024) form rather than the format the quantity was written
-in; ``semver`` and ``authz`` are not provided.
+in; ``authz`` (an admission-policy library, not in CRD rules) is not provided.
+``semver`` lives in ``kapi.cel.semver``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import cel
 from cel.stdlib import STDLIB_FUNCTIONS
 
+from kapi.cel import semver as semverlib
 from kapi.cel.rewrite import FUNCTIONS as REWRITE_FUNCTIONS
 from kapi.validation import names
 
@@ -146,9 +148,18 @@ QUANTITY_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sign": lambda q: (_qv(q) > 0) - (_qv(q) < 0),
     "add": lambda a, b: _q(_qv(a) + _qv(b)),
     "sub": lambda a, b: _q(_qv(a) - _qv(b)),
-    "isGreaterThan": lambda a, b: _qv(a) > _qv(b),
-    "isLessThan": lambda a, b: _qv(a) < _qv(b),
-    "compareTo": lambda a, b: (_qv(a) > _qv(b)) - (_qv(a) < _qv(b)),
+    # Shared with semver: the receiver's type picks the overload.
+    "isGreaterThan": lambda a, b: (
+        semverlib.compare(a, b) == 1 if semverlib.is_semver_value(a) else _qv(a) > _qv(b)
+    ),
+    "isLessThan": lambda a, b: (
+        semverlib.compare(a, b) == -1 if semverlib.is_semver_value(a) else _qv(a) < _qv(b)
+    ),
+    "compareTo": lambda a, b: (
+        semverlib.compare(a, b)
+        if semverlib.is_semver_value(a)
+        else (_qv(a) > _qv(b)) - (_qv(a) < _qv(b))
+    ),
 }
 
 
@@ -310,7 +321,7 @@ def _is_canonical(text: str) -> bool:
 def string_of(value: Any) -> str:
     """``string(ip)``, ``string(cidr)``, ``string(url)``, ``string(quantity)``."""
     if isinstance(value, dict):
-        for tag in (_IP, _CIDR, _URL):
+        for tag in (_IP, _CIDR, _URL, semverlib.SEMVER):
             if tag in value:
                 return value[tag]
         if _QUANTITY in value:
@@ -528,6 +539,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **STDLIB_FUNCTIONS,
     **REWRITE_FUNCTIONS,
     **QUANTITY_FUNCTIONS,
+    **semverlib.SEMVER_FUNCTIONS,
     **URL_FUNCTIONS,
     **IP_FUNCTIONS,
     **FORMAT_FUNCTIONS,

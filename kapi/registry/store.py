@@ -192,42 +192,52 @@ class Registry(PatchMixin):
         check_fields(rt, obj, options)
         return self._create(rt, namespace, obj, options, lambda o: manage_fields(rt, None, o, options))
 
+    @contextmanager
+    def _serialized(self, rt: ResourceType) -> Iterator[None]:
+        """The type's writes one at a time (``Strategy.serialize_writes``)."""
+        if rt.strategy.serialize_writes:
+            with self.storage.exclusive(f"writes:{rt.stored_group}/{rt.stored_resource}"):
+                yield
+        else:
+            yield
+
     def _create(self, rt: ResourceType, namespace: str, obj: Object, options: CreateOptions, manage) -> Object:
         """Creates ``obj`` (already type-checked); ``manage(obj)`` sets its
         managedFields once the strategy has prepared it."""
-        self._check_namespace(rt, obj, namespace)
-        meta = obj["metadata"]
-        if meta.get("resourceVersion"):
-            raise errors.bad_request("resourceVersion should not be set on objects to be created")
-        requested_name = meta.get("name", "")
-        try:
-            generate = self._prepare_create(rt, obj, manage)
-        except StatusError:
-            # kube admits the namespace (mutating admission) before it validates:
-            # a missing or terminating namespace answers first.
-            self._namespace_must_be_active(rt, namespace, requested_name)
-            raise
-        if options.dry_run:
-            self._namespace_must_be_active(rt, namespace, requested_name)
-            return obj
-
-        ns_key = self._namespace_key(rt, namespace)
-        self._before_write(rt, obj)
-        stored = self._in(rt, obj)
-        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+        with self._serialized(rt):
+            self._check_namespace(rt, obj, namespace)
+            meta = obj["metadata"]
+            if meta.get("resourceVersion"):
+                raise errors.bad_request("resourceVersion should not be set on objects to be created")
+            requested_name = meta.get("name", "")
             try:
-                created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
-                return self._written(rt, self._out(rt, created))
-            except KeyNotFound:
-                raise errors.not_found("", "namespaces", namespace) from None
-            except NamespaceTerminating:
-                raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
-            except KeyExists:
-                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
-                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
-                meta["name"] = meta["generateName"] + _random_suffix()
-                stored = self._in(rt, obj)
-        raise AssertionError("unreachable")
+                generate = self._prepare_create(rt, obj, manage)
+            except StatusError:
+                # kube admits the namespace (mutating admission) before it validates:
+                # a missing or terminating namespace answers first.
+                self._namespace_must_be_active(rt, namespace, requested_name)
+                raise
+            if options.dry_run:
+                self._namespace_must_be_active(rt, namespace, requested_name)
+                return obj
+
+            ns_key = self._namespace_key(rt, namespace)
+            self._before_write(rt, obj)
+            stored = self._in(rt, obj)
+            for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+                try:
+                    created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
+                    return self._written(rt, self._out(rt, created))
+                except KeyNotFound:
+                    raise errors.not_found("", "namespaces", namespace) from None
+                except NamespaceTerminating:
+                    raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
+                except KeyExists:
+                    if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
+                        raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
+                    meta["name"] = meta["generateName"] + _random_suffix()
+                    stored = self._in(rt, obj)
+            raise AssertionError("unreachable")
 
     def _prepare_create(self, rt: ResourceType, obj: Object, manage) -> bool:
         """System fields, the strategy, managedFields, validation and admission
@@ -411,38 +421,39 @@ class Registry(PatchMixin):
         dry_run: bool,
         preconditions: Preconditions | None = None,
     ) -> Object:
-        result: dict[str, Object] = {}
+        with self._serialized(rt):
+            result: dict[str, Object] = {}
 
-        class _Unchanged(Exception):
-            pass
+            class _Unchanged(Exception):
+                pass
 
-        class _DryRun(Exception):
-            pass
+            class _DryRun(Exception):
+                pass
 
-        def storage_update(current_stored: Object) -> Object:
-            new = try_update(current_stored)
-            current = self._out(rt, current_stored)
-            if self.admit is not None:
-                self.admit(new, current)
-            if _without_version(new) == _without_version(current):
-                # Nothing to write: kube answers with the stored object, same version.
-                result["object"] = current
-                raise _Unchanged
-            if dry_run:
-                result["object"] = new
-                raise _DryRun
-            self._before_write(rt, new)
-            return self._in(rt, new)
+            def storage_update(current_stored: Object) -> Object:
+                new = try_update(current_stored)
+                current = self._out(rt, current_stored)
+                if self.admit is not None:
+                    self.admit(new, current)
+                if _without_version(new) == _without_version(current):
+                    # Nothing to write: kube answers with the stored object, same version.
+                    result["object"] = current
+                    raise _Unchanged
+                if dry_run:
+                    result["object"] = new
+                    raise _DryRun
+                self._before_write(rt, new)
+                return self._in(rt, new)
 
-        try:
-            with _as_status(rt, name):
-                stored = self.storage.guaranteed_update(key, storage_update, preconditions)
-        except (_Unchanged, _DryRun):
-            return result["object"]
-        out = self._written(rt, self._out(rt, stored))
-        if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
-            return self._finish_deletion(rt, key, out)
-        return out
+            try:
+                with _as_status(rt, name):
+                    stored = self.storage.guaranteed_update(key, storage_update, preconditions)
+            except (_Unchanged, _DryRun):
+                return result["object"]
+            out = self._written(rt, self._out(rt, stored))
+            if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
+                return self._finish_deletion(rt, key, out)
+            return out
 
     # -- delete ------------------------------------------------------------------
     def delete(

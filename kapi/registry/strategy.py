@@ -108,6 +108,9 @@ class Strategy:
     allow_create_on_update: bool = False
     #: PUT without ``metadata.resourceVersion`` overwrites (kube: true for core types).
     allow_unconditional_update: bool = True
+    #: Writes of this type run one at a time across every process: preparing one
+    #: reads other objects of the type (CRD names are first come, first served).
+    serialize_writes: bool = False
 
     # -- writes ---------------------------------------------------------------
     def prepare_for_create(self, obj: Object) -> None:

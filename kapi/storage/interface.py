@@ -9,7 +9,8 @@ is the only concurrency control.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +114,13 @@ class Storage(ABC):
     def current_revision(self) -> int:
         """A resourceVersion at or after every write acknowledged so far, such
         that no write at or below it is still in flight."""
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """Run the block's reads and writes as one transaction that no other
+        ``exclusive(name)`` block overlaps, in any process: for decisions that
+        read other objects before writing (which CRD gets a name)."""
+        yield
 
     def latest_change_revision(self, group: str, resource: str) -> int:
         """A number that changes whenever an object of (group, resource) is created,

@@ -19,10 +19,12 @@ snapshot).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import orjson
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, transaction
 
 from kapi.storage.errors import (
     KeyExists,
@@ -35,6 +37,9 @@ from kapi.storage.interface import Key, ListPage, ListQuery, Object, Storage
 from kapi.storage.notify import notify_change
 
 __all__ = ["PostgresStorage"]
+
+#: First key of the advisory locks behind ``exclusive`` ("kapi").
+_EXCLUSIVE_CLASS = 0x6B617069
 
 _CREATE = """
 WITH v AS (SELECT kapi_next_rv() AS rv),
@@ -175,8 +180,11 @@ class PostgresStorage(Storage):
     def create(self, key: Key, obj: Object, namespace: Key | None = None) -> Object:
         data, labels = _strip(obj)
         row = [key.group, key.resource, key.namespace, key.name, obj["metadata"]["uid"], data, labels]
+        # Inside a transaction (``exclusive``), a savepoint keeps a clash from
+        # aborting the whole transaction; in autocommit the statement is atomic.
+        guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
         try:
-            with _cursor() as cur:
+            with guard, _cursor() as cur:
                 if namespace is None:
                     cur.execute(_CREATE, row)
                     (revision,) = cur.fetchone()
@@ -228,6 +236,15 @@ class PostgresStorage(Storage):
     def _raise_missing_or_conflict(self, key: Key) -> None:
         self.get(key)  # raises KeyNotFound
         raise ResourceVersionConflict(key)
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        # A transaction-scoped advisory lock: released at commit or rollback,
+        # and by PostgreSQL if the process dies.
+        with transaction.atomic():
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_EXCLUSIVE_CLASS, name])
+            yield
 
     def latest_change_revision(self, group: str, resource: str) -> int:
         with connection.cursor() as cur:

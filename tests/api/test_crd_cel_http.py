@@ -69,6 +69,15 @@ _SPEC_RULES = [
         "message": "kube-system is reserved",
     },
     {
+        # kube's semver library: a normalized minimum release.
+        "rule": "!has(self.release) || (isSemver(self.release, true) && "
+        "semver(self.release, true).isGreaterThan(semver('1.27.0')) && "
+        "semver(self.release, true).major() == 1)",
+        "messageExpression": "'release must be a 1.x version above 1.27.0, not ' + self.release",
+        "message": "release must be a 1.x version above 1.27.0",
+        "fieldPath": ".release",
+    },
+    {
         # date-time strings are timestamps, duration strings durations.
         "rule": "!has(self.expires) || (self.expires > timestamp('2000-01-01T00:00:00Z')"
         " && self.grace <= duration('1h'))",
@@ -91,6 +100,7 @@ SCHEMA = {
                 "label": {"type": "string"},
                 "host": {"type": "string"},
                 "version": {"type": "string"},
+                "release": {"type": "string"},
                 "divisor": {"type": "integer"},
                 "namespace": {"type": "string"},
                 "limits": {
@@ -174,6 +184,7 @@ VALID = {
     "label": "lower",
     "host": "web-1",
     "version": "v12",
+    "release": "v1.30",
     "divisor": 3,
     "namespace": "apps",
     "expires": "2030-01-01T00:00:00Z",
@@ -251,6 +262,18 @@ def test_a_resource_passing_every_library_rule_is_accepted(api, rules_url):
             "spec",
             "FieldValueInvalid",
             'Invalid value: "object": version must look like v1',
+        ),
+        (
+            {"release": "1.27.0-rc.1"},
+            "spec.release",
+            "FieldValueInvalid",
+            'Invalid value: "object": release must be a 1.x version above 1.27.0, not 1.27.0-rc.1',
+        ),
+        (
+            {"release": "not-a-version"},
+            "spec.release",
+            "FieldValueInvalid",
+            'Invalid value: "object": release must be a 1.x version above 1.27.0, not not-a-version',
         ),
         (
             {"divisor": 0},

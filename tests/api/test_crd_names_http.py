@@ -149,3 +149,49 @@ def test_deleting_crd_is_terminating_and_refuses_creates(api, namespace):
     )
     gone = _wait_for(api, f"gadgets.{group}", lambda c: c.get("kind") == "Status")
     assert gone.get("code") == 404, gone
+
+
+def test_clashing_crds_created_at_the_same_moment_get_one_winner(api, kapi_server):
+    """Two CRDs asking for one short name at the same moment (each on its own
+    connection, so the two API processes serve them) never both accept it."""
+    import threading
+
+    from tests.api.conftest import API
+
+    rounds = 8
+    groups = [f"r{uuid.uuid4().hex[:8]}.example.com" for _ in range(rounds)]
+    results: dict[tuple[int, str], dict] = {}
+
+    def create(i: int, plural: str, kind: str, barrier: threading.Barrier) -> None:
+        client = API(kapi_server)  # a connection of its own
+        client.get("/version")  # connect before the barrier
+        barrier.wait()
+        response = client.post(CRD_PATH, _named(groups[i], plural, kind, ["gd"]))
+        results[(i, plural)] = response.json()
+
+    try:
+        for i in range(rounds):
+            barrier = threading.Barrier(2)
+            threads = [
+                threading.Thread(target=create, args=(i, plural, kind, barrier))
+                for plural, kind in (("gadgets", "Gadget"), ("gizmos", "Gizmo"))
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+        for i in range(rounds):
+            accepted = {}
+            for plural in ("gadgets", "gizmos"):
+                crd = results[(i, plural)]
+                assert crd.get("kind") == "CustomResourceDefinition", crd
+                accepted[plural] = _conditions(crd)["NamesAccepted"]
+            verdicts = sorted(c["status"] for c in accepted.values())
+            assert verdicts == ["False", "True"], (i, accepted)
+            loser = next(c for c in accepted.values() if c["status"] == "False")
+            assert loser["reason"] == "ShortNamesConflict"
+            assert loser["message"] == '"gd" is already in use'
+    finally:
+        for i in range(rounds):
+            for plural in ("gadgets", "gizmos"):
+                api.delete(f"{CRD_PATH}/{plural}.{groups[i]}")

@@ -206,3 +206,73 @@ def test_supported_values_are_accepted_and_published(api, namespace):
         "imagePullPolicy"
     ]
     assert pull["enum"] == ["Always", "IfNotPresent", "Never"]
+
+
+def test_empty_string_is_defaulted_where_kube_defaults_it(api, namespace):
+    """kube decodes "" like a missing field for its non-pointer enum strings and
+    defaults it; a pointer field (a Service's internalTrafficPolicy) keeps "" and
+    is refused."""
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "empty-enums"},
+        "spec": {
+            "strategy": {"type": ""},
+            "selector": {"matchLabels": {"app": "e"}},
+            "template": {
+                "metadata": {"labels": {"app": "e"}},
+                "spec": {
+                    "restartPolicy": "",
+                    "dnsPolicy": "",
+                    "containers": [
+                        {
+                            "name": "c",
+                            "image": "nginx:1.27",
+                            "imagePullPolicy": "",
+                            "terminationMessagePolicy": "",
+                            "ports": [{"containerPort": 80, "protocol": ""}],
+                        }
+                    ],
+                },
+            },
+        },
+    }
+    r = api.post(f"/apis/apps/v1/namespaces/{namespace}/deployments", deployment)
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["strategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
+    }
+    pod = spec["template"]["spec"]
+    assert (pod["restartPolicy"], pod["dnsPolicy"]) == ("Always", "ClusterFirst")
+    container = pod["containers"][0]
+    assert container["imagePullPolicy"] == "IfNotPresent"
+    assert container["terminationMessagePolicy"] == "File"
+    assert container["ports"][0]["protocol"] == "TCP"
+
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "empty-enums"},
+        "spec": {
+            "type": "",
+            "sessionAffinity": "",
+            "ports": [{"port": 80, "protocol": ""}],
+        },
+    }
+    r = api.post(f"/api/v1/namespaces/{namespace}/services", service)
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert (spec["type"], spec["sessionAffinity"]) == ("ClusterIP", "None")
+    assert spec["ports"][0]["protocol"] == "TCP"
+
+    service["metadata"]["name"] = "empty-pointer"
+    service["spec"]["internalTrafficPolicy"] = ""
+    r = api.post(f"/api/v1/namespaces/{namespace}/services", service)
+    status = assert_status(r, 422, "Invalid")
+    assert {
+        "reason": "FieldValueNotSupported",
+        "field": "spec.internalTrafficPolicy",
+        "message": 'Unsupported value: "": supported values: "Cluster", "Local"',
+    } in status["details"]["causes"]

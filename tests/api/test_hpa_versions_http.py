@@ -266,3 +266,66 @@ def test_v1_create_sets_no_status_through_annotations(api, namespace):
     assert "annotations" not in created.json()["metadata"]
     v2 = api.get(f"{_base(namespace, 'v2')}/sneaky").json()
     assert "status" not in v2 and "annotations" not in v2["metadata"]
+
+
+BEHAVIOR = "autoscaling.alpha.kubernetes.io/behavior"
+
+
+def test_v2_behavior_survives_a_v1_round_trip(api, namespace):
+    """spec.behavior has no v1 field: it rides in kube's behavior annotation, so a
+    v1 read-modify-write keeps it."""
+    behavior = {
+        "scaleDown": {
+            "stabilizationWindowSeconds": 120,
+            "selectPolicy": "Min",
+            "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}],
+        }
+    }
+    body = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "calm"},
+        "spec": {"scaleTargetRef": _ref(), "maxReplicas": 4, "behavior": behavior},
+    }
+    created = api.post(_base(namespace, "v2"), body)
+    assert created.status_code == 201, created.text
+    stored_behavior = created.json()["spec"]["behavior"]
+
+    v1 = api.get(f"{_base(namespace, 'v1')}/calm").json()
+    assert json.loads(v1["metadata"]["annotations"][BEHAVIOR]) == stored_behavior
+    v1["spec"]["maxReplicas"] = 6
+    updated = api.put(f"{_base(namespace, 'v1')}/calm", v1)
+    assert updated.status_code == 200, updated.text
+
+    v2 = api.get(f"{_base(namespace, 'v2')}/calm").json()
+    assert v2["spec"]["maxReplicas"] == 6
+    assert v2["spec"]["behavior"] == stored_behavior
+    assert BEHAVIOR not in (v2["metadata"].get("annotations") or {})
+
+
+def test_v2_writes_drop_the_v1_round_trip_annotations(api, namespace):
+    """As kube's v2 conversion does: the annotations that carry v2 fields through
+    v1 mean nothing in v2, and a v2 write does not keep them; others stay."""
+    body = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {
+            "name": "plain",
+            "annotations": {
+                METRICS: "[]",
+                BEHAVIOR: "{}",
+                "autoscaling.alpha.kubernetes.io/conditions": "[]",
+                "autoscaling.alpha.kubernetes.io/current-metrics": "[]",
+                "team": "web",
+            },
+        },
+        "spec": {"scaleTargetRef": _ref(), "maxReplicas": 3},
+    }
+    created = api.post(_base(namespace, "v2"), body)
+    assert created.status_code == 201, created.text
+    assert created.json()["metadata"]["annotations"] == {"team": "web"}
+    v2 = created.json()
+    v2["metadata"]["annotations"][METRICS] = "[]"
+    updated = api.put(f"{_base(namespace, 'v2')}/plain", v2)
+    assert updated.status_code == 200, updated.text
+    assert updated.json()["metadata"]["annotations"] == {"team": "web"}

@@ -19,10 +19,7 @@ import yaml
 from kapi_testserver import (
     ROOT,
     KapiServer,
-    new_data_dir,
-    remove_data_dir,
-    start_server,
-    stop_server,
+    serving,
 )
 
 LIMIT = 2
@@ -31,14 +28,8 @@ NS = "default"
 
 @pytest.fixture(scope="module")
 def limited_server() -> Iterator[KapiServer]:
-    data_dir = new_data_dir()
     env = {**os.environ, "KAPI_MAX_INFLIGHT_PER_USER": str(LIMIT)}
-    try:
-        server = start_server(data_dir, env=env, args=("--workers", "1"))
-        yield server
-        stop_server(server)
-    finally:
-        remove_data_dir(data_dir)
+    yield from serving(env, ("--workers", "1"))
 
 
 def _session(server: KapiServer, token: str) -> requests.Session:

@@ -23,11 +23,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from kapi_testserver import (
     KapiServer,
-    ServerFailed,
-    new_data_dir,
-    remove_data_dir,
-    start_server,
-    stop_server,
+    serving,
 )
 from schemathesis import GenerationMode
 
@@ -69,16 +65,7 @@ def _session(server: KapiServer) -> requests.Session:
 
 @pytest.fixture(scope="module")
 def fuzz_server() -> Iterator[KapiServer]:
-    data_dir = new_data_dir()
-    try:
-        try:
-            server = start_server(data_dir, env={**os.environ, "KAPI_REQUEST_LOG": "0"})
-        except ServerFailed as error:
-            pytest.fail(str(error), pytrace=False)
-        yield server
-        stop_server(server)
-    finally:
-        remove_data_dir(data_dir)
+    yield from serving({**os.environ, "KAPI_REQUEST_LOG": "0"})
 
 
 def _group_versions(server: KapiServer, session: requests.Session) -> list[tuple[str, str]]:

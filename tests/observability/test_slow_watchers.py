@@ -26,11 +26,7 @@ import pytest
 import requests
 from kapi_testserver import (
     KapiServer,
-    ServerFailed,
-    new_data_dir,
-    remove_data_dir,
-    start_server,
-    stop_server,
+    serving,
 )
 
 CACHE_EVENTS = 100
@@ -40,17 +36,8 @@ MAX_WRITES = 3000
 
 @pytest.fixture(scope="module")
 def small_cache_server() -> Iterator[KapiServer]:
-    data_dir = new_data_dir()
     env = {**os.environ, "KAPI_WATCH_CACHE_EVENTS": str(CACHE_EVENTS), "KAPI_REQUEST_LOG": "0"}
-    try:
-        try:
-            server = start_server(data_dir, env=env)
-        except ServerFailed as error:
-            pytest.fail(str(error), pytrace=False)
-        yield server
-        stop_server(server)
-    finally:
-        remove_data_dir(data_dir)
+    yield from serving(env)
 
 
 def _session(server: KapiServer) -> requests.Session:

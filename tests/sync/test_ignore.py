@@ -124,63 +124,46 @@ def test_kustomization_is_built_without_ignored_files(tmp_path):
     assert (tmp_path / "app" / "extra.draft.yaml").exists()
 
 
-def _write(root, files: dict[str, str]) -> None:
+def test_sourceignore_files_are_read_as_flux_reads_them(tmp_path):
+    """``.sourceignore`` files at the root and in subdirectories (each pattern
+    scoped to its file's directory) add to ``spec.ignore``."""
+    files = {
+        ".sourceignore": "# root file\n*.draft.yaml\n",
+        "deploy/a.yaml": json.dumps(_cm("a")),
+        "deploy/b.draft.yaml": "not: [valid",
+        "deploy/team/.sourceignore": "local.yaml\n/only-here.yaml\n",
+        "deploy/team/local.yaml": json.dumps(_cm("team-local")),
+        "deploy/team/deeper/local.yaml": json.dumps(_cm("team-deeper-local")),
+        "deploy/team/only-here.yaml": json.dumps(_cm("team-only-here")),
+        "deploy/team/deeper/only-here.yaml": json.dumps(_cm("deeper-only-here")),
+        "deploy/other/local.yaml": json.dumps(_cm("other-local")),
+        "deploy/spec-ignored.yaml": json.dumps(_cm("spec-ignored")),
+    }
     for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "./deploy", "/deploy/spec-ignored.yaml"))
+    # team's `local.yaml` matches at any depth below team/, not in other/;
+    # its `/only-here.yaml` only directly in team/.
+    assert names == ["a", "deeper-only-here", "other-local"]
 
 
-SOURCEIGNORED = {
-    # The root's file: unanchored patterns reach every directory.
-    ".sourceignore": "# local scratch\n*.local.yaml\n",
-    # deploy's file: relative to deploy/, and nothing outside it.
-    "deploy/.sourceignore": "/old.yaml\ntmp/\n",
-    "deploy/a.yaml": json.dumps(_cm("a")),
-    "deploy/old.yaml": json.dumps(_cm("old")),
-    "deploy/sub/old.yaml": json.dumps(_cm("sub-old")),  # /old.yaml is anchored to deploy/
-    "deploy/tmp/t.yaml": json.dumps(_cm("tmp-t")),
-    "deploy/x.local.yaml": "not: [valid",  # ignored by the root's file: never parsed
-    "other/.sourceignore": "a.yaml\n",  # other/'s patterns do not reach deploy/a.yaml
-    "other/a.yaml": json.dumps(_cm("other-a")),
-    # Flux's default excludes: CI and tool configuration that is not a manifest.
-    "deploy/cloudbuild.yaml": "steps: []\n",
-    "deploy/.sops.yaml": "creation_rules: []\n",
-}
+def test_flux_default_excludes_apply_when_nothing_is_ignored(tmp_path):
+    """With no ignore rules, CI files (cloudbuild.yaml, .gitlab-ci.yml, ...) are
+    left out as Flux leaves them out; any user rule replaces those defaults."""
+    (tmp_path / "cloudbuild.yaml").write_text("steps: []\n")
+    (tmp_path / ".gitlab-ci.yml").write_text("stages: [build]\n")
+    (tmp_path / "app.yaml").write_text(json.dumps(_cm("app")))
+    assert [o["metadata"]["name"] for o in render(tmp_path, "./")] == ["app"]
+    with pytest.raises(RenderError) as caught:
+        render(tmp_path, "./", "nothing-matches-this.yaml")
+    assert any("cloudbuild.yaml" in m for m in caught.value.messages)
 
 
-def test_sourceignore_files_are_read_relative_to_their_directory(tmp_path):
-    _write(tmp_path, SOURCEIGNORED)
-    assert sorted(o["metadata"]["name"] for o in render(tmp_path, "deploy")) == ["a", "sub-old"]
-    assert render(tmp_path, "other") == []
-    assert sorted(o["metadata"]["name"] for o in render(tmp_path, "./")) == ["a", "sub-old"]
-    # spec.ignore comes last, so its negation re-includes what a .sourceignore left out.
-    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "deploy", "!/deploy/old.yaml\n"))
-    assert names == ["a", "old", "sub-old"]
-    # A deeper .sourceignore overrides the root's for its own directory.
-    (tmp_path / "deploy" / "tmp" / ".sourceignore").write_text("!t.yaml\n")
-    (tmp_path / "deploy" / ".sourceignore").write_text("/old.yaml\n")
-    names = sorted(o["metadata"]["name"] for o in render(tmp_path, "deploy"))
-    assert names == ["a", "sub-old", "tmp-t"]
-
-
-def test_kustomization_is_built_without_sourceignored_files(tmp_path):
-    _write(tmp_path, {
-        "app/.sourceignore": "extra.yaml\n",
-        "app/cm.yaml": json.dumps(_cm("cm")),
-        "app/extra.yaml": json.dumps(_cm("extra")),
-        "app/kustomization.yaml": json.dumps({"resources": ["cm.yaml", "extra.yaml"]}),
-    })
-    with pytest.raises(RenderError) as failed:
-        render(tmp_path, "app")
-    assert "extra.yaml" in failed.value.messages[0]
-    (tmp_path / "app" / "kustomization.yaml").write_text(json.dumps({"resources": ["cm.yaml"]}))
-    assert [o["metadata"]["name"] for o in render(tmp_path, "app")] == ["cm"]
-
-
-def test_pushed_sourceignore_is_honoured(kapi_server, tmp_path):
-    """A push whose .sourceignore files leave out an invalid draft and an old
-    manifest is accepted and applied without them; pushing a change to a
-    .sourceignore alone prunes what it now ignores."""
+def test_pushed_sourceignore_is_honoured_and_a_change_to_it_alone_prunes(kapi_server, tmp_path):
+    """A push whose .sourceignore files leave out a draft and an old manifest is
+    applied without them; a later commit changing only the root's .sourceignore
+    (outside the Sync's path) re-renders and prunes what it now ignores."""
     ns = unique("srcignore")
     create(kapi_server,
            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
@@ -189,7 +172,17 @@ def test_pushed_sourceignore_is_honoured(kapi_server, tmp_path):
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
             "spec": {"sourceRef": {"name": "app"}, "path": "./deploy"}})
     work = Work(kapi_server, ns, "app", tmp_path / "work")
-    _write(work.path, {k: v for k, v in SOURCEIGNORED.items() if not k.startswith("other/")})
+    files = {
+        ".sourceignore": "*.local.yaml\n",
+        "deploy/.sourceignore": "/old.yaml\n",
+        "deploy/a.yaml": json.dumps(_cm("a")),
+        "deploy/old.yaml": json.dumps(_cm("old")),
+        "deploy/sub/old.yaml": json.dumps(_cm("sub-old")),
+        "deploy/x.local.yaml": "not: [valid",
+    }
+    for rel, text in files.items():
+        (work.path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work.path / rel).write_text(text)
     work.push("manifests with .sourceignore files")
     wait_for(lambda: _names(kapi_server, ns) == ["a", "sub-old"], timeout=30,
              what="the push to be applied without the ignored files")

@@ -214,3 +214,25 @@ def test_manage_command_follows_the_wait(kapi_server, tmp_path):
     assert command.returncode == 0, err
     assert f"Waiting for 1 of 1 objects to become ready: [Deployment/{ns}/web" in out
     assert "✔ revision main@sha1:" in out
+
+
+def test_timeout_bounds_the_rendering(kapi_server, tmp_path):
+    """Rendering is part of the pass ``spec.timeout`` bounds: a timeout too short
+    for anything ends the attempt while rendering (BuildFailed, as Flux reports
+    a build that did not finish) and nothing is applied."""
+    ns, work = _setup(kapi_server, tmp_path, timeout="1ms", retryInterval="1h")
+    for i in range(3):
+        work.write(f"cm{i}.yaml", {"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": f"cm{i}"}, "data": {"v": "x"}})
+    work.push("three")
+
+    def failed():
+        ready = _conditions(_sync(kapi_server, ns)).get("Ready", {})
+        return ready if ready.get("reason") == "BuildFailed" else None
+
+    ready = wait_for(failed, timeout=60, what="the timeout while rendering")
+    assert ready["status"] == "False"
+    assert "timeout of 1ms exceeded while rendering revision" in ready["message"]
+    assert "0 of 3 files done" in ready["message"]
+    listed = json.loads(kapi_server.kubectl("get", "configmaps", "-n", ns, "-o", "json").stdout)
+    assert not [i for i in listed["items"] if i["metadata"]["name"].startswith("cm")]

@@ -11,7 +11,11 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
-from kapi.registry.types.hpaconversion import default_metrics
+from kapi.registry.types.defaulting import default_string
+from kapi.registry.types.hpaconversion import (
+    default_metrics,
+    drop_round_trip_annotations,
+)
 
 __all__ = [
     "ClusterRoleStrategy",
@@ -161,10 +165,12 @@ class HorizontalPodAutoscalerStrategy(Strategy):
 
     def prepare_for_create(self, obj: Object) -> None:
         obj.pop("status", None)
+        drop_round_trip_annotations(obj)
         _default(obj)
 
     def prepare_for_update(self, obj: Object, old: Object) -> None:
         super().prepare_for_update(obj, old)
+        drop_round_trip_annotations(obj)
         _default(obj)
 
     def validate(self, obj: Object) -> list[Cause]:
@@ -355,7 +361,7 @@ class PersistentVolumeStrategy(Strategy):
         obj["status"] = {"phase": "Pending"}
         spec = obj.get("spec")
         if isinstance(spec, dict):
-            spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+            default_string(spec, "persistentVolumeReclaimPolicy", "Retain")
             spec.setdefault("volumeMode", "Filesystem")
 
     def table_columns(self) -> list[Column]:

@@ -216,6 +216,10 @@ def _ratchet_rules(causes: list[Cause], spec: dict, old_spec: dict) -> list[Caus
 
 class CustomResourceDefinitionStrategy(Strategy):
     status_subresource = True
+    #: Names are first come, first served: two CRDs claiming one name at the same
+    #: moment (in two processes) must not both see it free. kube gets this from
+    #: running one naming controller; here the writes take turns.
+    serialize_writes = True
 
     def prepare_for_create(self, obj: Object) -> None:
         """Default names and conversion, add the cleanup finalizer, accept the names

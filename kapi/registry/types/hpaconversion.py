@@ -3,9 +3,11 @@
 kube stores HPAs once and serves them as v1 and v2; this follows its
 ``pkg/apis/autoscaling/v1/conversion.go``. v1 has one CPU target
 (``spec.targetCPUUtilizationPercentage``); the first cpu Resource metric with a
-Utilization target maps to it. Every other v2 metric, the current metrics and the
-conditions travel in annotations (in the older, v2beta1-shaped v1 ``MetricSpec``
-form) so that a v1 read-modify-write keeps them.
+Utilization target maps to it. Every other v2 metric, the current metrics, the
+conditions and ``spec.behavior`` travel in annotations (metrics in the older,
+v2beta1-shaped v1 ``MetricSpec`` form) so that a v1 read-modify-write keeps them.
+The annotations exist only in v1: a v2 object never carries them
+(``drop_round_trip_annotations``, kube's ``DropRoundTripHorizontalPodAutoscalerAnnotations``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ __all__ = [
     "DEFAULT_CPU_UTILIZATION",
     "ROUND_TRIP_ANNOTATIONS",
     "default_metrics",
+    "drop_round_trip_annotations",
     "v1_from_v2",
     "v2_from_v1",
 ]
@@ -26,8 +29,10 @@ Object = dict[str, Any]
 METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics"
 CURRENT_METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/current-metrics"
 CONDITIONS_ANNOTATION = "autoscaling.alpha.kubernetes.io/conditions"
+BEHAVIOR_ANNOTATION = "autoscaling.alpha.kubernetes.io/behavior"
 ROUND_TRIP_ANNOTATIONS = (
     METRICS_ANNOTATION,
+    BEHAVIOR_ANNOTATION,
     CURRENT_METRICS_ANNOTATION,
     CONDITIONS_ANNOTATION,
 )
@@ -302,18 +307,35 @@ def _encode(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _decode(annotations: dict, key: str) -> list:
+def _decode(annotations: dict, key: str, shape: type = list) -> Any:
+    """The JSON of annotation ``key`` (removed): a list of objects, or with
+    ``shape`` dict one object."""
     try:
         value = json.loads(annotations.pop(key))
     except (TypeError, ValueError):
         raise ConversionError(
             f"metadata.annotations[{key}] is not valid JSON"
         ) from None
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+    if shape is dict:
+        if not isinstance(value, dict):
+            raise ConversionError(f"metadata.annotations[{key}] must be a JSON object")
+    elif not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise ConversionError(
             f"metadata.annotations[{key}] must be a JSON list of objects"
         )
     return value
+
+
+def drop_round_trip_annotations(obj: Object) -> None:
+    """Remove the v1-only annotations from a v2 object. MUTATES ``obj``."""
+    meta = obj.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict):
+        return
+    for key in ROUND_TRIP_ANNOTATIONS:
+        annotations.pop(key, None)
+    if not annotations:
+        meta.pop("annotations", None)
 
 
 def v1_from_v2(obj: Object) -> Object:
@@ -331,6 +353,8 @@ def v1_from_v2(obj: Object) -> Object:
     others = [_spec_to_v1(m) for m in metrics if not _is_cpu_utilization(m)]
     if others:
         annotations[METRICS_ANNOTATION] = _encode(others)
+    if spec.get("behavior") is not None:
+        annotations[BEHAVIOR_ANNOTATION] = _encode(spec["behavior"])
     if status.get("currentMetrics"):
         annotations[CURRENT_METRICS_ANNOTATION] = _encode(
             [_status_to_v1(m) for m in status["currentMetrics"]]
@@ -399,6 +423,8 @@ def v2_from_v1(obj: Object) -> Object:
         metrics.append(_cpu_metric(spec["targetCPUUtilizationPercentage"]))
     v2_spec["metrics"] = metrics
     default_metrics(v2_spec)
+    if BEHAVIOR_ANNOTATION in annotations:
+        v2_spec["behavior"] = _decode(annotations, BEHAVIOR_ANNOTATION, dict)
 
     v2_status: Object = _pruned(
         {

@@ -14,6 +14,7 @@ from typing import Any
 
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
+from kapi.registry.types.defaulting import default_string
 
 __all__ = [
     "EndpointsStrategy",
@@ -54,13 +55,13 @@ class ServiceStrategy(Strategy):
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
-        kind = spec.setdefault("type", "ClusterIP")
-        spec.setdefault("sessionAffinity", "None")
+        kind = default_string(spec, "type", "ClusterIP")
+        default_string(spec, "sessionAffinity", "None")
         uid = (obj.get("metadata") or {}).get("uid", "")
         for index, port in enumerate(spec.get("ports") or ()):
             if not isinstance(port, dict):
                 continue
-            port.setdefault("protocol", "TCP")
+            default_string(port, "protocol", "TCP")
             if "targetPort" not in port and isinstance(port.get("port"), int):
                 port["targetPort"] = port["port"]
             if kind in ("NodePort", "LoadBalancer") and "nodePort" not in port:
@@ -75,7 +76,7 @@ class ServiceStrategy(Strategy):
             spec.setdefault("ipFamilyPolicy", "SingleStack")
             spec.setdefault("internalTrafficPolicy", "Cluster")
         if kind in ("NodePort", "LoadBalancer"):
-            spec.setdefault("externalTrafficPolicy", "Cluster")
+            default_string(spec, "externalTrafficPolicy", "Cluster")
 
     def prepare_for_update(self, obj: Object, old: Object) -> None:
         """Keep the allocated cluster IP when the client leaves it out. MUTATES ``obj``."""
@@ -89,15 +90,15 @@ class ServiceStrategy(Strategy):
                     and spec.get("type", "ClusterIP") != "ExternalName"
                 ):
                     spec[key] = old_spec[key]
-            spec.setdefault("type", "ClusterIP")
-            spec.setdefault("sessionAffinity", "None")
+            default_string(spec, "type", "ClusterIP")
+            default_string(spec, "sessionAffinity", "None")
             old_ports = {
                 (p.get("port"), p.get("protocol", "TCP")): p
                 for p in old_spec.get("ports") or ()
             }
             for port in spec.get("ports") or ():
                 if isinstance(port, dict):
-                    port.setdefault("protocol", "TCP")
+                    default_string(port, "protocol", "TCP")
                     if "targetPort" not in port and isinstance(port.get("port"), int):
                         port["targetPort"] = port["port"]
                     prev = old_ports.get((port.get("port"), port["protocol"]))

@@ -8,6 +8,7 @@ import binascii
 from kapi.errors import Cause
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.types.configmaps import validate_config_key, validate_immutable_data
+from kapi.registry.types.defaulting import default_string
 
 __all__ = ["SecretStrategy"]
 
@@ -25,7 +26,7 @@ REQUIRED_KEYS = {
 
 class SecretStrategy(Strategy):
     def prepare_for_create(self, obj: Object) -> None:
-        obj.setdefault("type", "Opaque")
+        default_string(obj, "type", "Opaque")
         self._merge_string_data(obj)
 
     def prepare_for_update(self, obj: Object, old: Object) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from kapi.errors import Cause
 from kapi.registry.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
+from kapi.registry.types.defaulting import default_string
 from kapi.selectors import label_selector_matches
 
 __all__ = [
@@ -183,9 +184,9 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
 def _default_pod_spec(spec: Any) -> None:
     if not isinstance(spec, dict):
         return
-    spec.setdefault("restartPolicy", "Always")
-    spec.setdefault("dnsPolicy", "ClusterFirst")
-    spec.setdefault("schedulerName", "default-scheduler")
+    default_string(spec, "restartPolicy", "Always")
+    default_string(spec, "dnsPolicy", "ClusterFirst")
+    default_string(spec, "schedulerName", "default-scheduler")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("securityContext", {})
     for group in ("initContainers", "containers"):
@@ -195,16 +196,17 @@ def _default_pod_spec(spec: Any) -> None:
             image = c.get("image") or ""
             tag = image.rsplit("/", 1)[-1]
             latest = ":" not in tag or tag.endswith(":latest")
-            c.setdefault(
+            default_string(
+                c,
                 "imagePullPolicy",
                 "Always" if latest and "@" not in tag else "IfNotPresent",
             )
-            c.setdefault("terminationMessagePath", "/dev/termination-log")
-            c.setdefault("terminationMessagePolicy", "File")
+            default_string(c, "terminationMessagePath", "/dev/termination-log")
+            default_string(c, "terminationMessagePolicy", "File")
             c.setdefault("resources", {})
             for port in c.get("ports") or ():
                 if isinstance(port, dict):
-                    port.setdefault("protocol", "TCP")
+                    default_string(port, "protocol", "TCP")
 
 
 def _validate_workload(
@@ -328,20 +330,35 @@ class _Workload(Strategy):
         return causes
 
 
+def _default_deployment(spec: Any) -> None:
+    """kube's ``SetDefaults_Deployment`` (apps/v1), run on every write as kube
+    defaults every object it decodes."""
+    if not isinstance(spec, dict):
+        return
+    strategy = spec.get("strategy")
+    if strategy is None:
+        strategy = spec["strategy"] = {}
+    if isinstance(strategy, dict):
+        if default_string(strategy, "type", "RollingUpdate") == "RollingUpdate":
+            rolling = strategy.get("rollingUpdate")
+            if rolling is None:
+                rolling = strategy["rollingUpdate"] = {}
+            if isinstance(rolling, dict):
+                for key in ("maxUnavailable", "maxSurge"):
+                    if rolling.get(key) is None:
+                        rolling[key] = "25%"
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+
+
 class DeploymentStrategy(_Workload):
     def prepare_for_create(self, obj: Object) -> None:
         super().prepare_for_create(obj)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            spec.setdefault(
-                "strategy",
-                {
-                    "type": "RollingUpdate",
-                    "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
-                },
-            )
-            spec.setdefault("revisionHistoryLimit", 10)
-            spec.setdefault("progressDeadlineSeconds", 600)
+        _default_deployment(obj.get("spec"))
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        super().prepare_for_update(obj, old)
+        _default_deployment(obj.get("spec"))
 
     def table_columns(self) -> list[Column]:
         return [
@@ -664,7 +681,7 @@ class CronJobStrategy(Strategy):
         spec = obj.get("spec")
         if isinstance(spec, dict):
             spec.setdefault("suspend", False)
-            spec.setdefault("concurrencyPolicy", "Allow")
+            default_string(spec, "concurrencyPolicy", "Allow")
             spec.setdefault("successfulJobsHistoryLimit", 3)
             spec.setdefault("failedJobsHistoryLimit", 1)
 
