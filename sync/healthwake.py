@@ -12,6 +12,7 @@ queue (``sync.queue``: the intent in PostgreSQL, run by whichever worker).
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 
 from django.db import connection, transaction
 
@@ -36,8 +37,10 @@ def wake_waiting_sync(rt, obj: dict, deleted: bool) -> None:
     if not namespace or not name or rt.stored_group == GROUP:
         return
     try:
-        # A savepoint: a failure here must not break the writer's transaction.
-        with transaction.atomic():
+        # Inside the writer's transaction a savepoint, so that a failure here
+        # cannot break it; otherwise one autocommitted statement.
+        guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
+        with guard:
             with connection.cursor() as cur:
                 cur.execute(_WAITING, [GROUP, namespace, name])
                 waiting = cur.fetchone() is not None
