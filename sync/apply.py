@@ -36,6 +36,8 @@ from kapi.storage import KeyNotFound
 from kapi.storage.interface import ListQuery
 from kapi.validation.metadata import validate_object_meta
 from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
+from sync.deadline import TimeoutExceeded
+from sync.deadline import check as check_deadline
 
 __all__ = [
     "FIELD_MANAGER",
@@ -56,19 +58,6 @@ FIELD_MANAGER = "kapi-sync"
 CRD_GROUP = "apiextensions.k8s.io"
 ESTABLISH_TIMEOUT = 30.0
 Object = dict[str, Any]
-
-
-class TimeoutExceeded(Exception):
-    """``spec.timeout`` ran out between two objects; ``done`` of ``total`` were handled."""
-
-    def __init__(self, stage: str, done: int, total: int) -> None:
-        super().__init__(f"{stage}: {done} of {total} objects done")
-        self.stage, self.done, self.total = stage, done, total
-
-
-def _check_deadline(deadline: float | None, stage: str, done: int, total: int) -> None:
-    if deadline is not None and time.time() >= deadline:
-        raise TimeoutExceeded(stage, done, total)
 
 
 @dataclass
@@ -270,7 +259,7 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
     new_namespaces = {e.name for e in entries if e.rank == 1}
     existing: dict[str, bool] = {}
     for index, entry in enumerate(entries):
-        _check_deadline(deadline, "validating", index, len(entries))
+        check_deadline(deadline, "validating", index, len(entries))
         rt = entry.rt
         assert rt is not None
         live = None
@@ -396,7 +385,7 @@ def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Regis
     outcome = Outcome()
     live = live_objects(entries, registry) if reapply else {}
     for index, entry in enumerate(entries):
-        _check_deadline(deadline, "applying", index, len(entries))
+        check_deadline(deadline, "applying", index, len(entries))
         if entry.rank == 2 and index and entries[index - 1].rank < 2:
             _wait_served(entries, ESTABLISH_TIMEOUT, deadline)
         rt = entry.rt
@@ -460,7 +449,7 @@ def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: s
             continue
     doomed.sort(key=lambda d: _prune_rank(d[2], d[3]))
     for index, (namespace, name, group, kind, version) in enumerate(doomed):
-        _check_deadline(deadline, "pruning", index, len(doomed))
+        check_deadline(deadline, "pruning", index, len(doomed))
         served = catalog(fresh=True)
         rt = served.for_kind(group, version, kind) or next(
             (t for t in served.types() if t.group == group and t.kind == kind), None)

@@ -35,7 +35,7 @@ from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, health, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
-from sync.render import IGNORE_FILE, RenderError, RenderTimeout, render
+from sync.render import IGNORE_FILE, RenderError, render
 from sync.source import repository_dir
 from sync.status import event, remove_condition, set_condition, update_status
 
@@ -48,7 +48,7 @@ def _health_poll() -> float:
     wakes the check at once (``sync.healthwake``)."""
     from django.conf import settings
 
-    return float(getattr(settings, "SYNC_HEALTH_POLL_SECONDS", 10.0))
+    return settings.SYNC_HEALTH_POLL_SECONDS
 
 
 def _noop(_: str) -> None:
@@ -113,7 +113,7 @@ def _listing(lines: list[str], limit: int = 10) -> str:
 
 def load_objects(repo: dict, sha: str, spec: dict, deadline: float | None = None) -> list[dict]:
     """Render ``spec.path`` of the shared checkout of ``sha`` (RenderError,
-    RenderTimeout, GitError)."""
+    TimeoutExceeded, GitError)."""
     meta = repo["metadata"]
     path = repository_dir(repo)
     tree = gitstore.checkout(path, meta["namespace"], meta["name"], sha)
@@ -317,11 +317,10 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     # spec.timeout; a drift correction during a health check keeps its deadline.
     deadline = _epoch(pending) if pending and same_attempt else time.time() + timeout
 
-    def timed_out(exc: engine.TimeoutExceeded | RenderTimeout, reason_: str = "ReconciliationFailed",
-                  stage: str = "", unit: str = "objects") -> float:
+    def timed_out(exc: engine.TimeoutExceeded, reason_: str = "ReconciliationFailed") -> float:
         return fail(reason_,
-                    f"timeout of {timeout_text} exceeded while {stage or exc.stage} revision {revision}: "
-                    f"{exc.done} of {exc.total} {unit} done", revision)
+                    f"timeout of {timeout_text} exceeded while {exc.stage} revision {revision}: "
+                    f"{exc.done} of {exc.total} {exc.unit} done", revision)
 
     # -- render, validate, apply, prune ----------------------------------------------
     # Reconciling=True while this attempt runs (Flux's kstatus convention);
@@ -352,8 +351,8 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
         objects = load_objects(repo, sha, spec, deadline)
-    except RenderTimeout as exc:
-        return timed_out(exc, "BuildFailed", "rendering", "files")
+    except engine.TimeoutExceeded as exc:
+        return timed_out(exc, "BuildFailed")
     except RenderError as exc:
         return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
     except (gitstore.GitError, OSError) as exc:

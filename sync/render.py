@@ -10,7 +10,7 @@ messages naming the file, never raised as anything else. Files matching the
 GitRepository's ``spec.ignore`` or a ``.sourceignore`` file (gitignore syntax,
 via ``pathspec``; Flux's defaults otherwise) are not rendered, and a
 kustomization is built from a copy without them. Rendering
-stops at the Sync's deadline (``RenderTimeout``).
+stops at the Sync's deadline (``sync.deadline``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,10 @@ from typing import Any
 import pathspec
 import yaml
 
-__all__ = ["MAX_FILE_BYTES", "RenderError", "RenderTimeout", "ignore_spec", "render"]
+from sync.deadline import TimeoutExceeded
+from sync.deadline import check as check_deadline
+
+__all__ = ["MAX_FILE_BYTES", "RenderError", "ignore_spec", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 #: The longest a kustomize build may run, whatever the Sync's timeout.
@@ -115,19 +118,12 @@ def ignore_spec(ignore: str | None, root: Path | None = None) -> tuple[pathspec.
     return pathspec.GitIgnoreSpec.from_lines(lines), bool(user)
 
 
-class RenderTimeout(Exception):
-    """The Sync's deadline passed while rendering: ``done`` of ``total`` files read."""
-
-    def __init__(self, done: int, total: int) -> None:
-        super().__init__(f"rendering: {done} of {total} files done")
-        self.done, self.total = done, total
-
-
 def render(
     checkout: Path, path: str, ignore: str | None = None, deadline: float | None = None
 ) -> list[dict[str, Any]]:
     """The objects of ``path`` (relative to the checkout root) in file order.
-    Raises ``RenderTimeout`` once ``time.time()`` passes ``deadline``."""
+    Raises ``TimeoutExceeded`` (stage "rendering", in files) once ``time.time()``
+    passes ``deadline``."""
     root = checkout.resolve()
     rel = (path or "./").strip()
     if os.path.isabs(rel):
@@ -158,8 +154,7 @@ def render(
     objects: list[dict[str, Any]] = []
     problems: list[str] = []
     for index, file in enumerate(files):
-        if deadline is not None and time.time() >= deadline:
-            raise RenderTimeout(index, len(files))
+        check_deadline(deadline, "rendering", index, len(files), "files")
         # Walked files sit in real directories under the checked base (the walk
         # follows no directory symlink): only a file symlink can lead out, and
         # resolving every path costs more than parsing it.
@@ -244,8 +239,7 @@ def _kustomize(
     limit = KUSTOMIZE_TIMEOUT
     if deadline is not None:
         left = deadline - time.time()
-        if left <= 0:
-            raise RenderTimeout(0, 1)
+        check_deadline(deadline, "rendering", 0, 1, "files")
         limit = min(limit, left)
     try:
         done = subprocess.run(
@@ -253,7 +247,7 @@ def _kustomize(
         )
     except subprocess.TimeoutExpired:
         if limit < KUSTOMIZE_TIMEOUT:
-            raise RenderTimeout(0, 1) from None
+            raise TimeoutExceeded("rendering", 0, 1, "files") from None
         raise RenderError(["kustomize build timed out"]) from None
     rel = base.relative_to(root).as_posix() or "."
     if done.returncode != 0:

@@ -13,7 +13,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 django.setup()  # sync.apply imports the registry (no database is used here)
 
 from sync import apply as engine  # noqa: E402
-from sync.render import RenderTimeout, render  # noqa: E402
+from sync.deadline import TimeoutExceeded  # noqa: E402
+from sync.render import render  # noqa: E402
 
 
 def test_rendering_stops_at_the_deadline(tmp_path):
@@ -22,9 +23,10 @@ def test_rendering_stops_at_the_deadline(tmp_path):
             f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm{i}}}\n"
         )
     assert len(render(tmp_path, "./", deadline=time.time() + 60)) == 3
-    with pytest.raises(RenderTimeout) as caught:
+    with pytest.raises(TimeoutExceeded) as caught:
         render(tmp_path, "./", deadline=time.time() - 1)
-    assert (caught.value.done, caught.value.total) == (0, 3)
+    assert (caught.value.stage, caught.value.done, caught.value.total, caught.value.unit) == (
+        "rendering", 0, 3, "files")
 
 
 def test_pruning_stops_at_the_deadline_before_deleting(tmp_path):

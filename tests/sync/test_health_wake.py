@@ -8,13 +8,7 @@ import json
 import os
 
 import pytest
-from kapi_testserver import (
-    ServerFailed,
-    new_data_dir,
-    remove_data_dir,
-    start_server,
-    stop_server,
-)
+from kapi_testserver import serving
 from sync_gitops import Work, create, unique, wait_for
 
 API = "sync.kapi.dev/v1"
@@ -22,16 +16,7 @@ API = "sync.kapi.dev/v1"
 
 @pytest.fixture(scope="module")
 def slow_poll_server():
-    data_dir = new_data_dir()
-    try:
-        try:
-            server = start_server(data_dir, env={**os.environ, "KAPI_SYNC_HEALTH_POLL_SECONDS": "3600"})
-        except ServerFailed as error:
-            pytest.fail(str(error), pytrace=False)
-        yield server
-        stop_server(server)
-    finally:
-        remove_data_dir(data_dir)
+    yield from serving({**os.environ, "KAPI_SYNC_HEALTH_POLL_SECONDS": "3600"})
 
 
 def _sync(server, ns: str) -> dict:
