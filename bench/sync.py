@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from kapi_testserver import start_server, stop_server  # noqa: E402
-from sync_gitops import Work, create  # noqa: E402
+from sync_gitops import Work, create, sync_namespace  # noqa: E402
 
 API = "sync.kapi.dev/v1"
 
@@ -62,7 +62,7 @@ def cm(name: str, value: str) -> dict:
 
 def setup(server, tmp: Path, ns: str, **repo_spec) -> Work:
     create(server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
             "spec": repo_spec},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},

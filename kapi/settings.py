@@ -145,6 +145,9 @@ CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule
 
 # Safety-net poll of a Sync's health checks (writes of waited-on objects wake them).
 SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))
+# The ServiceAccount (of the Sync's own namespace) a Sync without
+# spec.serviceAccountName acts as (sync/identity.py); never the controller.
+SYNC_DEFAULT_SERVICE_ACCOUNT = os.environ.get("KAPI_SYNC_DEFAULT_SERVICE_ACCOUNT", "default") or "default"
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))

@@ -169,6 +169,8 @@ _SYNC_SCHEMA = {
                 "lastAppliedDigest": {"type": "string"},
                 # spec.wait: when the health checks of the current attempt give up.
                 "healthCheckDeadline": {"type": "string"},
+                # The commit a destructive prune waits on (sync.pruneguard).
+                "pruneHeldRevision": {"type": "string"},
                 "applied": {"type": "integer"},
                 "unchanged": {"type": "integer"},
                 "pruned": {"type": "integer"},

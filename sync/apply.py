@@ -41,11 +41,15 @@ from sync.deadline import check as check_deadline
 
 __all__ = [
     "FIELD_MANAGER",
+    "Doomed",
     "Entry",
     "Outcome",
     "Problem",
     "TimeoutExceeded",
     "apply",
+    "authorize",
+    "authorize_prune",
+    "doomed",
     "inventory_entries",
     "live_objects",
     "parse_id",
@@ -110,6 +114,8 @@ class Outcome:
     pruned: int = 0
     kept: int = 0
     changed: list[str] = field(default_factory=list)
+    #: 403 messages of objects a finalizer's prune was not allowed to delete.
+    forbidden: list[str] = field(default_factory=list)
 
 
 def _split(api_version: str) -> tuple[str, str]:
@@ -221,37 +227,47 @@ def _offline(entry: Entry) -> list[Problem]:
 
 
 def authorize(entries: list[Entry], user, registry: Registry | None = None) -> list[Problem]:
-    """A problem for every entry ``user`` may not apply: server-side apply is a
-    patch, and a patch that creates also needs create (kube's patch handler)."""
+    """A problem (kube's 403 text) for every entry ``user`` may not apply:
+    server-side apply is a patch, and a patch that creates also needs create
+    (kube's patch handler). RBAC answers from memory; only entries that may be
+    patched but not created need to know whether they exist, read in bulk."""
     from kapi.auth import access
 
     registry = registry or Registry()
-    problems: list[Problem] = []
+    problems: dict[str, Problem] = {}
+    existing_only: list[tuple[Entry, errors.StatusError]] = []
     for entry in entries:
         rt = entry.rt
         if rt is None:
             continue
         try:
             access.check(user, "patch", rt, entry.namespace, entry.name)
-            if entry.pending_type:
-                exists = False
-            else:
-                try:
-                    registry.storage.get(registry.key(rt, entry.namespace, entry.name))
-                    exists = True
-                except KeyNotFound:
-                    exists = False
-            if not exists:
-                access.check(user, "create", rt, entry.namespace, entry.name)
         except errors.StatusError as exc:
-            problems.append(Problem(entry.subject, exc.status.get("message", "forbidden")))
-    return problems
+            problems[entry.id] = Problem(entry.subject, exc.status.get("message", "forbidden"))
+            continue
+        try:
+            access.check(user, "create", rt, entry.namespace, entry.name)
+        except errors.StatusError as exc:
+            if entry.pending_type:
+                problems[entry.id] = Problem(entry.subject, exc.status.get("message", "forbidden"))
+            else:
+                existing_only.append((entry, exc))
+    if existing_only:
+        live = live_objects([entry for entry, _ in existing_only], registry)
+        for entry, exc in existing_only:
+            if entry.id not in live:
+                problems[entry.id] = Problem(entry.subject, exc.status.get("message", "forbidden"))
+    return [problems[e.id] for e in entries if e.id in problems]
 
 
 def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
-             registry: Registry | None = None, deadline: float | None = None) -> list[Problem]:
+             registry: Registry | None = None, deadline: float | None = None,
+             force_recreate: bool = False) -> list[Problem]:
     """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing).
 
+    ``force_recreate`` (a Sync's ``spec.force``): an object whose change only
+    an immutable field refuses will be deleted and created again by ``apply``,
+    so it is validated as the new object it will be.
     Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``."""
     registry = registry or Registry()
     problems: list[Problem] = []
@@ -291,7 +307,10 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
         try:
             registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(True))
         except errors.StatusError as exc:
-            problems.extend(_problems_of(entry.subject, exc))
+            if force_recreate and _immutable(exc):
+                problems.extend(_offline(entry))
+            else:
+                problems.extend(_problems_of(entry.subject, exc))
     return problems
 
 
@@ -429,34 +448,80 @@ def _prune_rank(group: str, kind: str) -> int:
     return 0
 
 
-def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: str,
-          outcome: Outcome | None = None, registry: Registry | None = None,
-          user=None, deadline: float | None = None) -> Outcome:
-    """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else.
+@dataclass(frozen=True)
+class Doomed:
+    """An inventory entry a prune would delete."""
 
-    With ``user`` (a Sync's ServiceAccount), each delete must be allowed to it.
-    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``.
-    """
-    registry = registry or Registry()
-    outcome = outcome or Outcome()
-    doomed = []
+    namespace: str
+    name: str
+    group: str
+    kind: str
+    version: str
+
+    @property
+    def subject(self) -> str:
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+
+def doomed(old: list[dict], keep_ids: set[str]) -> list[Doomed]:
+    """The entries of inventory ``old`` not in ``keep_ids``, in deletion order:
+    custom resources before CRDs, Namespaces last."""
+    out = []
     for item in old:
         if item.get("id") in keep_ids:
             continue
         try:
-            doomed.append(parse_id(item))
+            out.append(Doomed(*parse_id(item)))
         except ValueError:
             continue
-    doomed.sort(key=lambda d: _prune_rank(d[2], d[3]))
-    for index, (namespace, name, group, kind, version) in enumerate(doomed):
-        check_deadline(deadline, "pruning", index, len(doomed))
-        served = catalog(fresh=True)
-        rt = served.for_kind(group, version, kind) or next(
-            (t for t in served.types() if t.group == group and t.kind == kind), None)
+    out.sort(key=lambda d: _prune_rank(d.group, d.kind))
+    return out
+
+
+def _served_type(group: str, version: str, kind: str) -> ResourceType | None:
+    served = catalog(fresh=True)
+    return served.for_kind(group, version, kind) or next(
+        (t for t in served.types() if t.group == group and t.kind == kind), None)
+
+
+def authorize_prune(targets: list[Doomed], user) -> list[Problem]:
+    """A problem (kube's 403 text) for every target ``user`` may not delete."""
+    from kapi.auth import access
+
+    problems = []
+    for target in targets:
+        rt = _served_type(target.group, target.version, target.kind)
         if rt is None:
             continue  # its type is gone, and so is the object
         try:
-            live = registry.get(rt, namespace, name)
+            access.check(user, "delete", rt, target.namespace, target.name)
+        except errors.StatusError as exc:
+            problems.append(Problem(target.subject, exc.status.get("message", "forbidden")))
+    return problems
+
+
+def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: str,
+          outcome: Outcome | None = None, registry: Registry | None = None,
+          user=None, deadline: float | None = None, skip_forbidden: bool = False) -> Outcome:
+    """Delete inventory entries of ``old`` not in ``keep_ids``; never anything else.
+
+    With ``user`` (the Sync's identity), each delete must be allowed to it: a
+    denial raises kube's 403, or, ``skip_forbidden``, leaves that object and
+    names it in ``outcome.forbidden`` (a finalizer must not wait forever for
+    a binding that the namespace's deletion already removed).
+    Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``.
+    """
+    registry = registry or Registry()
+    outcome = outcome or Outcome()
+    targets = doomed(old, keep_ids)
+    for index, target in enumerate(targets):
+        check_deadline(deadline, "pruning", index, len(targets))
+        rt = _served_type(target.group, target.version, target.kind)
+        if rt is None:
+            continue  # its type is gone, and so is the object
+        try:
+            live = registry.get(rt, target.namespace, target.name)
         except errors.StatusError as exc:
             if exc.code == 404:
                 continue
@@ -470,9 +535,15 @@ def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: s
         if user is not None:
             from kapi.auth import access
 
-            access.check(user, "delete", rt, namespace, name)
+            try:
+                access.check(user, "delete", rt, target.namespace, target.name)
+            except errors.StatusError as exc:
+                if not skip_forbidden:
+                    raise
+                outcome.forbidden.append(exc.status.get("message", target.subject))
+                continue
         try:
-            registry.delete(rt, namespace, name, DeleteOptions())
+            registry.delete(rt, target.namespace, target.name, DeleteOptions())
         except errors.StatusError as exc:
             if exc.code != 404:
                 raise

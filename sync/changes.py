@@ -6,7 +6,8 @@ no write still in flight below the cursor is skipped. One pass turns changes
 into requests:
 
 * a Sync created, its ``spec`` changed (generation), a new ``requestedAt``,
-  resumed from suspend, or being deleted → reconcile it;
+  an allow for its held prune (``sync.pruneguard``), resumed from suspend, or
+  being deleted → reconcile it;
 * a GitRepository created or changed → fetch it;
 * an object labelled ``sync.kapi.dev/name`` deleted, or changed by a manager
   other than ``kapi-sync`` (another manager's managedFields entry is as new as ours) →
@@ -25,7 +26,7 @@ import orjson
 from django.db import connection
 
 from kapi.observability import origin
-from sync import queue
+from sync import pruneguard, queue
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
 __all__ = ["scan"]
@@ -97,7 +98,8 @@ def _scan() -> int:
         cur.execute(
             f"""SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
                       c.data->'metadata', c.data->'status'->'observedGeneration',
-                      c.data->'status'->'lastHandledReconcileAt', {origin.COLUMN}
+                      c.data->'status'->'lastHandledReconcileAt',
+                      c.data->'status'->>'pruneHeldRevision', {origin.COLUMN}
                FROM kapi_change c{origin.JOIN}
                WHERE c.resource_version > %s AND c.resource_version <= %s
                  AND (c."group" = %s OR c.data->'metadata'->'labels' ? %s)
@@ -106,7 +108,7 @@ def _scan() -> int:
         )
         rows = cur.fetchall()
     requests: dict[tuple[str, str, str], tuple[str, bool, str]] = {}
-    for _rv, group, resource, namespace, name, type_, meta, observed, handled, request_id in rows:
+    for _rv, group, resource, namespace, name, type_, meta, observed, handled, held, request_id in rows:
         meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
         if group == GROUP and resource in ("syncs", "gitrepositories"):
             if type_ == "DELETED":
@@ -120,6 +122,7 @@ def _scan() -> int:
                 or meta.get("deletionTimestamp")
                 or observed != meta.get("generation")
                 or (kind == queue.SYNC and requested_at and requested_at != handled)
+                or (kind == queue.SYNC and held and pruneguard.allowed(meta, held))
             ):
                 reason = "requestedAt" if requested_at and requested_at != handled else "changed"
                 requests.setdefault((kind, namespace, name), (reason, False, request_id))

@@ -17,11 +17,13 @@ the same result.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import sys
 import tarfile
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,10 +37,11 @@ from sync.credentials import GitCredentials, git_auth_env
 __all__ = [
     "Commit",
     "GitError",
-    "checkout",
+    "checked_out",
     "ensure_hosted",
     "fetch_mirror",
     "hosted_path",
+    "ls_tree",
     "mirror_path",
     "quarantine_env",
     "resolve",
@@ -47,6 +50,8 @@ __all__ = [
 
 #: Checkouts kept per repository (older ones are removed).
 KEEP_CHECKOUTS = 4
+#: A half-made or half-removed checkout older than this was left by a killed worker.
+_ABANDONED = 3600.0
 ZERO = "0" * 40
 
 
@@ -264,14 +269,59 @@ def tree_id(path: Path, sha: str, subpath: str) -> str:
         return _rev(repo, spec) or ""
 
 
-def checkout(path: Path, namespace: str, name: str, sha: str, env: dict[str, str] | None = None) -> Path:
+def _checkout_base(namespace: str, name: str) -> Path:
+    return _root() / "sync" / "checkouts" / namespace / name
+
+
+def _hold(tree: Path, exclusive: bool, wait: bool) -> int | None:
+    """An open descriptor of directory ``tree`` holding an ``flock`` on it
+    (shared while a render reads the tree, exclusive to remove it; it holds
+    across processes and dies with a killed holder), or None when ``tree`` is
+    gone or, ``wait`` off, the lock is taken."""
+    try:
+        fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return None
+    try:
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        fcntl.flock(fd, mode if wait else mode | fcntl.LOCK_NB)
+        # Removed (and perhaps made again) between open and lock: not this one.
+        if os.fstat(fd).st_ino != os.stat(tree).st_ino:
+            raise FileNotFoundError(tree)
+    except (BlockingIOError, FileNotFoundError):
+        os.close(fd)
+        return None
+    return fd
+
+
+@contextmanager
+def checked_out(path: Path, namespace: str, name: str, sha: str,
+                env: dict[str, str] | None = None) -> Iterator[Path]:
     """A read-only tree of ``sha``, shared by all Syncs of the repository
-    (``env``: extra git environment, e.g. a push's quarantine)."""
-    base = _root() / "sync" / "checkouts" / namespace / name
+    (``env``: extra git environment, e.g. a push's quarantine). It stays in
+    place until the block ends: older checkouts are removed only when nobody
+    reads them, so a slow render never loses its tree mid-walk."""
+    base = _checkout_base(namespace, name)
+    base.mkdir(parents=True, exist_ok=True)
+    for _ in range(10):
+        tree = _materialize(path, base, sha, env)
+        fd = _hold(tree, exclusive=False, wait=True)
+        if fd is not None:
+            break
+    else:
+        raise GitError(f"checkout of {sha} keeps being removed")
+    try:
+        os.utime(tree)  # in use: the newest, not the next to go
+        yield tree
+    finally:
+        os.close(fd)
+    _trim(base)
+
+
+def _materialize(path: Path, base: Path, sha: str, env: dict[str, str] | None) -> Path:
     final = base / sha
     if final.is_dir():
         return final
-    base.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{sha[:12]}-", dir=base))
     try:
         with tempfile.TemporaryFile(dir=base) as archive:
@@ -288,14 +338,52 @@ def checkout(path: Path, namespace: str, name: str, sha: str, env: dict[str, str
     except GitError:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _trim(base, keep=final)
     return final
 
 
-def _trim(base: Path, keep: Path) -> None:
-    olds = sorted(
-        (p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".") and p != keep),
-        key=lambda p: p.stat().st_mtime,
-    )
-    for old in olds[: max(0, len(olds) - (KEEP_CHECKOUTS - 1))]:
-        shutil.rmtree(old, ignore_errors=True)
+def _trim(base: Path) -> None:
+    """Keep the ``KEEP_CHECKOUTS`` most recently used checkouts; never remove
+    one that a render holds."""
+    olds = []
+    for tree in base.iterdir():
+        try:
+            if not tree.is_dir():
+                continue
+            if not tree.name.startswith("."):
+                olds.append((tree.stat().st_mtime, tree))
+            elif time.time() - tree.stat().st_mtime > _ABANDONED:
+                shutil.rmtree(tree, ignore_errors=True)  # left by a killed worker
+        except FileNotFoundError:
+            continue  # removed meanwhile by another process
+    olds.sort()
+    for _, old in olds[: max(0, len(olds) - KEEP_CHECKOUTS)]:
+        fd = _hold(old, exclusive=True, wait=False)
+        if fd is None:
+            continue
+        try:
+            # Renamed away first: a reader that opens the path from now on
+            # finds nothing and makes it anew instead of reading a half-removed tree.
+            doomed = base / f".gone-{old.name}-{os.getpid()}"
+            os.rename(old, doomed)
+            shutil.rmtree(doomed, ignore_errors=True)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def ls_tree(path: Path, sha: str, subpath: str) -> list[tuple[str, str]]:
+    """(mode, path relative to ``subpath``) of every file under ``subpath`` at ``sha``."""
+    rel = os.path.normpath(subpath or ".").lstrip("/")
+    spec = f"{sha}^{{tree}}" if rel in (".", "") else f"{sha}:{rel}"
+    with _open(path) as repo:
+        try:
+            text = repo.git.ls_tree("-r", "-z", spec)
+        except git.GitCommandError:
+            return []
+    out = []
+    for record in text.split("\0"):
+        head, _, name = record.partition("\t")
+        if name:
+            out.append((head.split(" ", 1)[0], name))
+    return out

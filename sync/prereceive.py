@@ -21,10 +21,12 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from kapi import errors
+from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore
+from sync import gitstore, pruneguard
 from sync.api import repository_type
+from sync.identity import identity
 from sync.render import RenderError, render
 from sync.source import repository_dir, syncs_of
 
@@ -58,9 +60,9 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
     for sync in syncs:
         smeta, sspec = sync["metadata"], sync.get("spec") or {}
         label = f"Sync {smeta['namespace']}/{smeta['name']}"
-        tree = gitstore.checkout(path, namespace, f"{name}.push", new, git_env)
         try:
-            objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
+            with gitstore.checked_out(path, namespace, f"{name}.push", new, git_env) as tree:
+                objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
         except RenderError as exc:
             for message in exc.messages:
                 out.write(f"kapi: {label}: {message}\n")
@@ -68,11 +70,44 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
             continue
         entries, problems = engine.plan(objects, smeta["namespace"], smeta["name"],
                                         sspec.get("targetNamespace") or "")
-        problems += engine.validate(entries, smeta["namespace"], smeta["name"], registry)
+        # As the Sync will apply it: with its identity's rights, and only
+        # objects it may apply are dry-run (a pusher learns nothing through
+        # these lines about objects the Sync may not touch).
+        user = identity(smeta["namespace"], sspec)
+        denied = engine.authorize(entries, user, registry)
+        refused = {p.subject for p in denied}
+        allowed = [e for e in entries if e.subject not in refused]
+        problems += denied + engine.validate(allowed, smeta["namespace"], smeta["name"],
+                                             access.registry_for(user),
+                                             force_recreate=bool(sspec.get("force")))
         for problem in problems:
             out.write(f"kapi: {label}: {problem}\n")
         ok = ok and not problems
+        if not problems and not _check_prune(sync, entries, new, user, out):
+            ok = False
     if not ok:
         out.write(f"kapi: push to {branch} rejected: the revision does not validate "
                   f"(set spec.validateOnPush: false on GitRepository {namespace}/{name} to skip)\n")
     return ok
+
+
+def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: TextIO) -> bool:
+    """False when the Sync's identity may not delete what this revision prunes
+    (each 403 on a ``remote:`` line). A destructive prune is no refusal: the
+    lines say the Sync will hold it (``sync.pruneguard``) until allowed."""
+    smeta, sspec = sync["metadata"], sync.get("spec") or {}
+    if not sspec.get("prune", True):
+        return True
+    old = ((sync.get("status") or {}).get("inventory") or {}).get("entries") or []
+    new_inventory = engine.inventory_entries(entries)
+    doomed = engine.doomed(old, {e["id"] for e in new_inventory})
+    label = f"Sync {smeta['namespace']}/{smeta['name']}"
+    denied = engine.authorize_prune(doomed, user)
+    for problem in denied:
+        out.write(f"kapi: {label}: prune: {problem}\n")
+    held = pruneguard.hold_message(doomed, len(old), len(new_inventory))
+    if held and not pruneguard.allowed(smeta, sha):
+        out.write(f"kapi: {label}: this revision would {held}; the Sync will hold it until "
+                  f"`kubectl annotate sync {smeta['name']} -n {smeta['namespace']} "
+                  f"{pruneguard.ALLOW_ANNOTATION}={sha[:12]}`\n")
+    return not denied

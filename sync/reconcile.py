@@ -33,8 +33,9 @@ from kapi.auth import access
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, health, queue
+from sync import gitstore, health, pruneguard, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
+from sync.identity import identity
 from sync.render import IGNORE_FILE, RenderError, render
 from sync.source import repository_dir
 from sync.status import event, remove_condition, set_condition, update_status
@@ -62,14 +63,25 @@ def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
 
 
+#: Files that make a render read beyond its path: a kustomization (``../base``,
+#: components, patches) and symlinks.
+_KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_SYMLINK = "120000"
+
+
 def _rendered_tree(repo_dir, sha: str, path: str) -> str:
     """What the render of ``path`` at ``sha`` depends on: the path's tree and the
     ``.sourceignore`` files of the directories above it (whose patterns reach
-    into it), so a commit changing only those still re-renders the Sync."""
+    into it), so a commit changing only those still re-renders the Sync. A path
+    whose render can read outside it (a kustomization, a symlink) depends on
+    the whole repository: a commit that changes only its ``../base`` is applied."""
     rel = posixpath.normpath(path or ".").lstrip("/")
     parts = [] if rel in (".", "") else rel.split("/")
     ids = [gitstore.tree_id(repo_dir, sha, path)]
     ids += [gitstore.tree_id(repo_dir, sha, "/".join([*parts[:i], IGNORE_FILE])) for i in range(len(parts))]
+    if parts and any(mode == _SYMLINK or posixpath.basename(name) in _KUSTOMIZATIONS
+                     for mode, name in gitstore.ls_tree(repo_dir, sha, path)):
+        ids.append(gitstore.tree_id(repo_dir, sha, "."))
     return ":".join(ids)
 
 
@@ -81,21 +93,29 @@ def _epoch(text: str) -> float:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
 
 
-def _unhealthy(inventory: list[dict], registry: Registry) -> tuple[list[str], list[str]]:
+def _unhealthy(inventory: list[dict], registry: Registry, user) -> tuple[list[str], list[str]]:
     """(failed, in progress): the inventory objects that are not healthy by kstatus
-    rules, each as ``Kind/namespace/name status: 'InProgress': message``."""
+    rules, each as ``Kind/namespace/name status: 'InProgress': message``. The
+    Sync's identity ``user`` must be allowed to get each (kube's 403 text
+    otherwise, a failure: the check cannot see the object)."""
     served = catalog(fresh=True)
     entries: list[engine.Entry] = []
+    failed: list[str] = []
+    waiting: list[str] = []
     for item in inventory:
         try:
             namespace, name, group, kind, version = engine.parse_id(item)
         except ValueError:
             continue
         rt = served.for_kind(group, version, kind)
+        if rt is not None:
+            try:
+                access.check(user, "get", rt, namespace, name)
+            except errors.StatusError as exc:
+                failed.append(exc.status.get("message", "forbidden"))
+                continue
         entries.append(engine.Entry({}, group, version, kind, namespace, name, rt))
     live = engine.live_objects(entries, registry)
-    failed: list[str] = []
-    waiting: list[str] = []
     for entry in entries:
         verdict = health.compute(live.get(entry.id))
         if verdict.healthy:
@@ -111,13 +131,18 @@ def _listing(lines: list[str], limit: int = 10) -> str:
     return "[" + ", ".join(lines[:limit]) + more + "]"
 
 
+def _problems(problems: list[engine.Problem], limit: int = 20) -> str:
+    more = f" (and {len(problems) - limit} more)" if len(problems) > limit else ""
+    return "; ".join(str(p) for p in problems[:limit]) + more
+
+
 def load_objects(repo: dict, sha: str, spec: dict, deadline: float | None = None) -> list[dict]:
     """Render ``spec.path`` of the shared checkout of ``sha`` (RenderError,
     TimeoutExceeded, GitError)."""
     meta = repo["metadata"]
     path = repository_dir(repo)
-    tree = gitstore.checkout(path, meta["namespace"], meta["name"], sha)
-    return render(tree, spec.get("path") or "./", (repo.get("spec") or {}).get("ignore"), deadline)
+    with gitstore.checked_out(path, meta["namespace"], meta["name"], sha) as tree:
+        return render(tree, spec.get("path") or "./", (repo.get("spec") or {}).get("ignore"), deadline)
 
 
 def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = False,
@@ -144,6 +169,9 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         return None
     requested_at = (meta.get("annotations") or {}).get(REQUESTED_AT)
     new_request = bool(requested_at) and requested_at != status.get("lastHandledReconcileAt")
+    # Everything below acts as the Sync's ServiceAccount (sync.identity).
+    user = identity(namespace, spec)
+    writer = access.registry_for(user)
 
     def fail(reason_: str, message: str, revision: str | None = None,
              record: Callable[[dict], None] | None = None, stalled: bool = False) -> float | None:
@@ -262,7 +290,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         while objects are in progress the state goes to status (the deadline in
         ``healthCheckDeadline``) and the queue runs this check again shortly, so
         a waiting Sync never holds a worker."""
-        failed, waiting = _unhealthy(inventory, registry)
+        failed, waiting = _unhealthy(inventory, registry, user)
         if not failed and not waiting:
             return succeed(inventory, outcome)
         record = applied_state(inventory, outcome)
@@ -286,7 +314,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         update_status(rt, namespace, name, progressing, registry)
         # A status write between the check above and healthCheckDeadline being
         # stored found no waiting Sync to wake: look once more now that it is.
-        if _unhealthy(inventory, registry) != (failed, waiting):
+        if _unhealthy(inventory, registry, user) != (failed, waiting):
             return 0.1
         return max(0.1, min(_health_poll(), deadline - time.time()))
 
@@ -339,6 +367,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         remove_condition(st, "Stalled")
         # Observed: the change stream must not take this write for a new spec.
         st["observedGeneration"] = generation
+        st.pop("pruneHeldRevision", None)
         if st.get("lastAppliedDigest") != digest:
             # Applying other input: until it is all applied, no object may be
             # taken for "applied as this digest says" (see reapply below),
@@ -358,27 +387,30 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot check out {revision}: {exc}", revision)
     entries, problems = engine.plan(objects, namespace, name, spec.get("targetNamespace") or "")
-    # With spec.serviceAccountName the Sync acts as that ServiceAccount: RBAC
-    # decides what it may apply and prune, and nothing is applied if any object
-    # is forbidden. Without it, it acts as the sync controller.
-    account = spec.get("serviceAccountName")
-    user = access.service_account(namespace, account) if account else None
-    writer = access.registry_for(user) if user is not None else registry
-    if user is not None:
-        denied = engine.authorize(entries, user, registry)
-        if denied:
-            return fail("ReconciliationFailed", "; ".join(str(p) for p in denied[:20]), revision)
+    old_inventory = (status.get("inventory") or {}).get("entries") or []
+    new_inventory = engine.inventory_entries(entries)
+    doomed = engine.doomed(old_inventory, {e["id"] for e in new_inventory}) if spec.get("prune", True) else []
+    # Nothing is applied unless the Sync's identity may apply and prune all of it.
+    denied = engine.authorize(entries, user, registry) + engine.authorize_prune(doomed, user)
+    if denied:
+        return fail("ReconciliationFailed", _problems(denied), revision)
     if status.get("lastAppliedDigest") != digest or status.get("observedGeneration") != generation:
         # Same input as the last successful apply needs no second dry-run
         # (drift and requestedAt runs re-apply it; apply itself still validates).
         progress(f"validating {len(entries)} objects")
         try:
-            problems += engine.validate(entries, namespace, name, writer, deadline=deadline)
+            problems += engine.validate(entries, namespace, name, writer, deadline=deadline,
+                                        force_recreate=bool(spec.get("force")))
         except engine.TimeoutExceeded as exc:
             return timed_out(exc)
     if problems:
-        return fail("ValidationFailed", "; ".join(str(p) for p in problems[:20])
-                    + (f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""), revision)
+        return fail("ValidationFailed", _problems(problems), revision)
+    held = pruneguard.hold_message(doomed, len(old_inventory), len(new_inventory))
+    if held and not pruneguard.allowed(meta, sha):
+        return fail(pruneguard.REASON,
+                    f"revision {revision} would {held}; nothing applied. To apply it: kubectl annotate "
+                    f"sync {name} -n {namespace} {pruneguard.ALLOW_ANNOTATION}={sha[:12]}",
+                    revision, lambda st: st.__setitem__("pruneHeldRevision", sha))
     progress(f"applying {len(entries)} objects")
     try:
         outcome = engine.apply(entries, force_recreate=bool(spec.get("force")), registry=writer,
@@ -388,9 +420,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         return timed_out(exc)
     except errors.StatusError as exc:
         return fail("ReconciliationFailed", f"apply failed: {exc.status.get('message')}", revision)
-    old_inventory = (status.get("inventory") or {}).get("entries") or []
-    new_inventory = engine.inventory_entries(entries)
-    if spec.get("prune", True):
+    if doomed:
         try:
             engine.prune(old_inventory, {e["id"] for e in new_inventory}, namespace, name, outcome,
                          writer, user=user, deadline=deadline)
@@ -412,7 +442,15 @@ def _finalize(sync: dict, registry: Registry, progress: Progress) -> float | Non
     inventory = ((sync.get("status") or {}).get("inventory") or {}).get("entries") or []
     if spec.get("prune", True) and inventory:
         progress(f"deleting {len(inventory)} inventory objects")
-        engine.prune(inventory, set(), namespace, name, registry=registry)
+        # As the Sync's identity. What it may not delete stays (a Warning event
+        # names it): a binding that the namespace's deletion removed first must
+        # not hold the Sync forever, nor hand its prune to the controller.
+        user = identity(namespace, spec)
+        outcome = engine.prune(inventory, set(), namespace, name, registry=access.registry_for(user),
+                               user=user, skip_forbidden=True)
+        if outcome.forbidden:
+            event(sync, "Warning", "PruneFailed",
+                  f"{len(outcome.forbidden)} objects left in place: {_listing(outcome.forbidden, 5)}", registry)
 
     def drop(obj: dict) -> dict:
         obj["metadata"]["finalizers"] = [f for f in obj["metadata"].get("finalizers") or [] if f != FINALIZER]

@@ -143,7 +143,9 @@ def render(
                 # defaults name nothing a kustomization would load.
                 return _kustomize(root, base, ignored if chosen else None, deadline)
         files = []
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        # A directory that cannot be read fails the render: never apply (and
+        # prune against) part of a tree.
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False, onerror=_unreadable):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 file = Path(dirpath) / filename
@@ -177,6 +179,10 @@ def render(
     if problems:
         raise RenderError(problems)
     return objects
+
+
+def _unreadable(exc: OSError) -> None:
+    raise RenderError([f"cannot read directory {Path(str(exc.filename)).name}: {exc.strerror}"])
 
 
 def _documents(relname: str, data: bytes, problems: list[str]) -> list[dict[str, Any]]:

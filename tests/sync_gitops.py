@@ -14,11 +14,24 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["Work", "create", "silent_server", "unique", "wait_for"]
+__all__ = ["Work", "create", "silent_server", "sync_namespace", "unique", "wait_for"]
 
 
 def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+def sync_namespace(ns: str, account: str = "default") -> list[dict]:
+    """Namespace ``ns`` and a ClusterRoleBinding that lets its Syncs (acting as
+    its ServiceAccount ``account``, ``sync.identity``) do anything: the README's
+    single-user grant, for tests about something other than the Sync's rights."""
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+         "metadata": {"name": f"sync-{ns}-{account}"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+         "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}]},
+    ]
 
 
 def create(server, *docs: dict) -> None:

@@ -139,12 +139,13 @@ def test_syncs_page_suspends_resumes_and_reconciles_a_sync(kapi_server, page, tm
     sets sync.kapi.dev/requestedAt, which the workers handle."""
     import time
 
-    from sync_gitops import Work, wait_for
+    from sync_gitops import Work, sync_namespace, wait_for
 
     resources = kapi_server.kubectl("api-resources", "--api-group=sync.kapi.dev", "-o", "name").stdout
     assert "syncs.sync.kapi.dev" in resources
     ns = f"e2e-sync-{uuid.uuid4().hex[:6]}"
-    apply(kapi_server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    for doc in sync_namespace(ns):
+        apply(kapi_server, doc)
     apply(kapi_server, {"apiVersion": "sync.kapi.dev/v1", "kind": "GitRepository",
                         "metadata": {"name": "site", "namespace": ns}, "spec": {}})
     apply(kapi_server, {"apiVersion": "sync.kapi.dev/v1", "kind": "Sync",

@@ -10,7 +10,7 @@ import signal
 import time
 
 from kapi_testserver import KapiServer
-from sync_gitops import Work, create, wait_for
+from sync_gitops import Work, create, sync_namespace, wait_for
 
 from tests.faults.conftest import celery_pool, client, figure
 
@@ -24,6 +24,7 @@ def test_kill_worker_mid_reconcile(fault_server: KapiServer, tmp_path) -> None:
     assert api.request("POST", "/api/v1/namespaces", json={"metadata": {"name": ns}}).ok
     create(
         fault_server,
+        *sync_namespace(ns)[1:],
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
          "spec": {}},
         {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from kubernetes import client, watch
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 GROUP, VERSION = "sync.kapi.dev", "v1"
 API = f"{GROUP}/{VERSION}"
@@ -41,7 +41,7 @@ def _create(server, *docs: dict) -> dict[str, str]:
 
 def test_repository_and_sync_report_reconciling_while_they_work(kapi_server, k8s_api_client, tmp_path):
     ns = unique("cond")
-    create(kapi_server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    create(kapi_server, *sync_namespace(ns))
     versions = _create(kapi_server, {"apiVersion": API, "kind": "GitRepository",
                                      "metadata": {"name": "app", "namespace": ns}, "spec": {}})
     # An empty hosted repository has no branch yet: the first fetch ends
@@ -78,7 +78,7 @@ def test_a_path_outside_the_repository_stalls_until_the_spec_changes(kapi_server
     ns = unique("stall")
     create(
         kapi_server,
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+        *sync_namespace(ns),
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
     )
     work = Work(kapi_server, ns, "app", tmp_path / ns)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from sync_git_servers import BasicAuthGitServer, SshGitServer
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 PASSWORD = "pw-Secret-7f3a9"
@@ -65,7 +65,7 @@ def _source(server, url: str, **secret: str) -> str:
     """A namespace with a GitRepository of ``url`` using ``secret`` and a Sync of it."""
     ns = unique("creds")
     create(server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            _secret("git-auth", ns, **secret),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
             "spec": {"url": url, "interval": "1h", "secretRef": {"name": "git-auth"}}},
@@ -169,7 +169,7 @@ def test_https_to_kapi_hosted_git_with_token_and_ca(kapi_server, tmp_path):
     fetch fails with git's reason."""
     ns = unique("creds-tls")
     create(kapi_server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "origin", "namespace": ns}, "spec": {}})
     work = Work(kapi_server, ns, "origin", tmp_path / "origin")
     work.write("deploy/cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-remote"},

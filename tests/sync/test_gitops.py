@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -33,7 +33,7 @@ CRD = {
 
 def _namespace(server) -> str:
     ns = unique("gitops")
-    create(server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    create(server, *sync_namespace(ns))
     return ns
 
 

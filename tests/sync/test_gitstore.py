@@ -77,8 +77,42 @@ def test_checkout_is_shared_and_tree_ids_compare_paths(tmp_path, data_dir):
     assert gitstore.tree_id(mirror, first, "a") == gitstore.tree_id(mirror, second, "./a/")
     assert gitstore.tree_id(mirror, first, ".") != gitstore.tree_id(mirror, second, ".")
     assert gitstore.tree_id(mirror, second, "missing") == ""
-    tree = gitstore.checkout(mirror, "ns", "app", second)
-    assert (tree / "b.yaml").read_text() == "b: 2\n"
-    assert gitstore.checkout(mirror, "ns", "app", second) == tree
+    with gitstore.checked_out(mirror, "ns", "app", second) as tree:
+        assert (tree / "b.yaml").read_text() == "b: 2\n"
+        with gitstore.checked_out(mirror, "ns", "app", second) as again:
+            assert again == tree
     with pytest.raises(gitstore.GitError, match="tag 'nope' not found"):
         gitstore.resolve(mirror, {"tag": "nope"})
+
+
+def test_a_checkout_in_use_is_never_trimmed(tmp_path, data_dir):
+    """Only KEEP_CHECKOUTS trees are kept, least recently used first out, but
+    one that a render still reads stays whole until it is done, however many
+    newer revisions are checked out meanwhile; reusing a tree makes it the newest."""
+    work = tmp_path / "work"
+    _git(tmp_path, "init", "-q", "--initial-branch=main", str(work))
+    shas = []
+    for i in range(gitstore.KEEP_CHECKOUTS + 3):
+        (work / "cm.yaml").write_text(f"n: {i}\n")
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", f"c{i}")
+        shas.append(_git(work, "rev-parse", "HEAD").strip())
+    mirror = gitstore.fetch_mirror("ns", "trim", f"file://{work}")
+    base = data_dir / "sync" / "checkouts" / "ns" / "trim"
+    with gitstore.checked_out(mirror, "ns", "trim", shas[0]) as held:
+        for sha in shas[1:]:
+            with gitstore.checked_out(mirror, "ns", "trim", sha):
+                pass
+            assert (held / "cm.yaml").read_text() == "n: 0\n"
+        kept = {p.name for p in base.iterdir() if not p.name.startswith(".")}
+        assert shas[0] in kept and len(kept) <= gitstore.KEEP_CHECKOUTS + 1
+    # Released, the oldest goes at the next trim.
+    kept = {p.name for p in base.iterdir() if not p.name.startswith(".")}
+    assert shas[0] not in kept and len(kept) == gitstore.KEEP_CHECKOUTS
+    with gitstore.checked_out(mirror, "ns", "trim", shas[1]):
+        pass
+    for sha in shas[2:]:
+        with gitstore.checked_out(mirror, "ns", "trim", sha):
+            pass
+    kept = {p.name for p in base.iterdir() if not p.name.startswith(".")}
+    assert kept == set(shas[-gitstore.KEEP_CHECKOUTS:])

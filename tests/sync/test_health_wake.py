@@ -9,7 +9,7 @@ import os
 
 import pytest
 from kapi_testserver import serving
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -39,7 +39,7 @@ def test_status_write_wakes_the_waiting_sync(slow_poll_server, tmp_path):
     server = slow_poll_server
     ns = unique("wake")
     create(server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
             "spec": {"sourceRef": {"name": "app"}, "path": "./", "wait": True, "timeout": "1h"}})

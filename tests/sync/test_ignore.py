@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 from sync.render import RenderError, render
 
@@ -70,7 +70,7 @@ def test_pushed_ignored_files_are_not_applied(kapi_server, tmp_path):
     spec.ignore re-renders the Syncs at once and prunes what it now ignores."""
     ns = unique("ignore")
     create(kapi_server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
             "spec": {"ignore": IGNORE}},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
@@ -166,7 +166,7 @@ def test_pushed_sourceignore_is_honoured_and_a_change_to_it_alone_prunes(kapi_se
     (outside the Sync's path) re-renders and prunes what it now ignores."""
     ns = unique("srcignore")
     create(kapi_server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
             "spec": {}},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},

@@ -11,7 +11,7 @@ import subprocess
 import urllib.error
 import urllib.request
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 from tests.sync.test_sync_rbac import _user_token
 
@@ -25,7 +25,7 @@ def _cm(name: str) -> dict:
 def _hosted(server, tmp_path) -> tuple[str, Work]:
     ns = unique("prerecv")
     create(server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
             "spec": {"sourceRef": {"name": "app"}}})

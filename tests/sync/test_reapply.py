@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -49,7 +49,7 @@ def test_forced_reconcile_writes_nothing_but_restores_drift(kapi_server, tmp_pat
     ns = unique("reapply")
     create(
         kapi_server,
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+        *sync_namespace(ns),
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
         {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
          "spec": {"sourceRef": {"name": "app"}, "interval": "1h"}},

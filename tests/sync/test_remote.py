@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.request
 
-from sync_gitops import create, unique, wait_for
+from sync_gitops import create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -53,7 +53,7 @@ def _setup(server, tmp_path, interval: str, **extra):
     _commit(work, {"deploy/a.json": _cm("a", "1")}, "first")
     create(
         server,
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+        *sync_namespace(ns),
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "up", "namespace": ns},
          "spec": {"url": f"file://{work}", "interval": interval, **extra}},
         {"apiVersion": API, "kind": "Sync", "metadata": {"name": "up", "namespace": ns},
@@ -113,7 +113,7 @@ def test_unreachable_repository_is_a_condition(kapi_server, tmp_path):
     """A repository that cannot be fetched: Ready=False with git's message."""
     ns = unique("remote")
     create(kapi_server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "gone", "namespace": ns},
             "spec": {"url": f"file://{tmp_path}/missing.git", "interval": "1h"}})
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from sync_gitops import Work, create, silent_server, unique, wait_for
+from sync_gitops import Work, create, silent_server, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -25,7 +25,7 @@ def test_timeout_bounds_the_render(kapi_server, tmp_path):
     try:
         ns = unique("rendto")
         create(kapi_server,
-               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+               *sync_namespace(ns),
                # No validate-on-push: the push itself would wait for the remote resource.
                {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
                 "spec": {"validateOnPush": False}},

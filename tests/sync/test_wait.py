@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -31,7 +31,7 @@ def _setup(server, tmp_path, **sync_spec) -> tuple[str, Work]:
     ns = unique("wait")
     create(
         server,
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+        *sync_namespace(ns),
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
         {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
          "spec": {"sourceRef": {"name": "app"}, "path": "./", **sync_spec}},

@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from sync_gitops import create, unique, wait_for
+from sync_gitops import create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 SECRET = b"hook-s3cret"
@@ -83,7 +83,7 @@ def test_forge_webhook_fetches_at_once_and_bad_ones_do_not(kapi_server, tmp_path
     _git(work, "init", "-q", "--initial-branch=main")
     first = _commit(work, "1")
     create(kapi_server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hook", "namespace": ns},
             "data": {"token": base64.b64encode(SECRET).decode()}},
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "up", "namespace": ns},
