@@ -38,6 +38,7 @@ from kapi.validation.metadata import validate_object_meta
 from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
 from sync.deadline import TimeoutExceeded
 from sync.deadline import check as check_deadline
+from sync.plan import Plan
 
 __all__ = [
     "FIELD_MANAGER",
@@ -262,12 +263,13 @@ def authorize(entries: list[Entry], user, registry: Registry | None = None) -> l
 
 def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
              registry: Registry | None = None, deadline: float | None = None,
-             force_recreate: bool = False) -> list[Problem]:
+             force_recreate: bool = False, plan: Plan | None = None) -> list[Problem]:
     """Every problem a server-side dry-run apply of ``entries`` finds (writes nothing).
 
     ``force_recreate`` (a Sync's ``spec.force``): an object whose change only
     an immutable field refuses will be deleted and created again by ``apply``,
-    so it is validated as the new object it will be.
+    so it is validated as the new object it will be. ``plan`` collects what
+    applying would create and change (``sync.plan``).
     Raises ``TimeoutExceeded`` once ``time.time()`` passes ``deadline``."""
     registry = registry or Registry()
     problems: list[Problem] = []
@@ -303,14 +305,22 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
                 continue
         if entry.pending_type or ns_missing:
             problems.extend(_offline(entry))
+            if plan is not None:
+                plan.record(entry.subject, entry.kind, None, entry.obj)
             continue
         try:
-            registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(True))
+            after, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(True))
         except errors.StatusError as exc:
             if force_recreate and _immutable(exc):
                 problems.extend(_offline(entry))
+                if plan is not None:
+                    plan.record(f"{entry.subject} (recreated)", entry.kind, None, entry.obj)
             else:
                 problems.extend(_problems_of(entry.subject, exc))
+            continue
+        if plan is not None:
+            served = registry.from_storage(rt, copy.deepcopy(live)) if live is not None else None
+            plan.record(entry.subject, entry.kind, served, after)
     return problems
 
 

@@ -27,6 +27,7 @@ from sync import apply as engine
 from sync import gitstore, pruneguard
 from sync.api import repository_type
 from sync.identity import identity
+from sync.plan import Plan
 from sync.render import RenderError, render
 from sync.source import repository_dir, syncs_of
 
@@ -77,21 +78,25 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
         denied = engine.authorize(entries, user, registry)
         refused = {p.subject for p in denied}
         allowed = [e for e in entries if e.subject not in refused]
+        plan = Plan()
         problems += denied + engine.validate(allowed, smeta["namespace"], smeta["name"],
                                              access.registry_for(user),
-                                             force_recreate=bool(sspec.get("force")))
+                                             force_recreate=bool(sspec.get("force")), plan=plan)
         for problem in problems:
             out.write(f"kapi: {label}: {problem}\n")
         ok = ok and not problems
-        if not problems and not _check_prune(sync, entries, new, user, out):
+        if not problems and not _check_prune(sync, entries, new, user, out, plan):
             ok = False
+        if not problems:
+            for line in plan.lines():
+                out.write(f"kapi: {label}: {line}\n")
     if not ok:
         out.write(f"kapi: push to {branch} rejected: the revision does not validate "
                   f"(set spec.validateOnPush: false on GitRepository {namespace}/{name} to skip)\n")
     return ok
 
 
-def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: TextIO) -> bool:
+def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: TextIO, plan: Plan) -> bool:
     """False when the Sync's identity may not delete what this revision prunes
     (each 403 on a ``remote:`` line). A destructive prune is no refusal: the
     lines say the Sync will hold it (``sync.pruneguard``) until allowed."""
@@ -102,6 +107,7 @@ def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: T
     new_inventory = engine.inventory_entries(entries)
     doomed = engine.doomed(old, {e["id"] for e in new_inventory})
     label = f"Sync {smeta['namespace']}/{smeta['name']}"
+    plan.prunes.extend(target.subject for target in doomed)
     denied = engine.authorize_prune(doomed, user)
     for problem in denied:
         out.write(f"kapi: {label}: prune: {problem}\n")
