@@ -158,6 +158,8 @@ _SYNC_SCHEMA = {
                 "targetNamespace": {"type": "string"},
                 "serviceAccountName": {"type": "string"},
                 "dependsOn": {"type": "array", "items": _LOCAL_REF},
+                # How many revisions status.history keeps (sync.history).
+                "historyLimit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
             },
         },
         "status": {
@@ -171,6 +173,28 @@ _SYNC_SCHEMA = {
                 "healthCheckDeadline": {"type": "string"},
                 # The commit a destructive prune waits on (sync.pruneguard).
                 "pruneHeldRevision": {"type": "string"},
+                # Revisions attempted, newest first, and a rollback's pin (sync.history).
+                "history": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "revision": {"type": "string"},
+                            "digest": {"type": "string"},
+                            "firstReconciled": {"type": "string"},
+                            "lastReconciled": {"type": "string"},
+                            "lastReconciledStatus": {"type": "string"},
+                            "totalReconciliations": {"type": "integer"},
+                            "applied": {"type": "integer"},
+                            "pruned": {"type": "integer"},
+                            "changed": {"type": "array", "items": {"type": "string"}},
+                        },
+                    },
+                },
+                "pin": {
+                    "type": "object",
+                    "properties": {"revision": {"type": "string"}, "sourceRevision": {"type": "string"}},
+                },
                 "applied": {"type": "integer"},
                 "unchanged": {"type": "integer"},
                 "pruned": {"type": "integer"},

@@ -6,7 +6,8 @@ no write still in flight below the cursor is skipped. One pass turns changes
 into requests:
 
 * a Sync created, its ``spec`` changed (generation), a new ``requestedAt``,
-  an allow for its held prune (``sync.pruneguard``), resumed from suspend, or
+  an allow for its held prune (``sync.pruneguard``), a new or removed pin
+  (``sync.history``), resumed from suspend, or
   being deleted → reconcile it;
 * a GitRepository created or changed → fetch it;
 * an object labelled ``sync.kapi.dev/name`` deleted, or changed by a manager
@@ -26,7 +27,7 @@ import orjson
 from django.db import connection
 
 from kapi.observability import origin
-from sync import pruneguard, queue
+from sync import history, pruneguard, queue
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
 __all__ = ["scan"]
@@ -49,6 +50,13 @@ def _drifted(meta: dict) -> bool:
     return any(
         e.get("manager") != FIELD_MANAGER and (e.get("time") or "") >= ours for e in entries
     )
+
+
+def _pin_changed(meta: dict, pinned: str | None) -> bool:
+    """The ``sync.kapi.dev/pin`` annotation set, changed or removed since the
+    Sync last recorded its pin (``status.pin``; ``sync.history``)."""
+    pin = history.pin_of(meta)
+    return bool(pin) != bool(pinned) or bool(pin and not (pinned or "").startswith(pin))
 
 
 def _resync() -> None:
@@ -99,7 +107,8 @@ def _scan() -> int:
             f"""SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
                       c.data->'metadata', c.data->'status'->'observedGeneration',
                       c.data->'status'->'lastHandledReconcileAt',
-                      c.data->'status'->>'pruneHeldRevision', {origin.COLUMN}
+                      c.data->'status'->>'pruneHeldRevision',
+                      c.data->'status'->'pin'->>'revision', {origin.COLUMN}
                FROM kapi_change c{origin.JOIN}
                WHERE c.resource_version > %s AND c.resource_version <= %s
                  AND (c."group" = %s OR c.data->'metadata'->'labels' ? %s)
@@ -108,7 +117,7 @@ def _scan() -> int:
         )
         rows = cur.fetchall()
     requests: dict[tuple[str, str, str], tuple[str, bool, str]] = {}
-    for _rv, group, resource, namespace, name, type_, meta, observed, handled, held, request_id in rows:
+    for _rv, group, resource, namespace, name, type_, meta, observed, handled, held, pinned, request_id in rows:
         meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
         if group == GROUP and resource in ("syncs", "gitrepositories"):
             if type_ == "DELETED":
@@ -123,6 +132,7 @@ def _scan() -> int:
                 or observed != meta.get("generation")
                 or (kind == queue.SYNC and requested_at and requested_at != handled)
                 or (kind == queue.SYNC and held and pruneguard.allowed(meta, held))
+                or (kind == queue.SYNC and _pin_changed(meta, pinned))
             ):
                 reason = "requestedAt" if requested_at and requested_at != handled else "changed"
                 requests.setdefault((kind, namespace, name), (reason, False, request_id))

@@ -33,7 +33,7 @@ from kapi.auth import access
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, health, pruneguard, queue
+from sync import gitstore, health, history, pruneguard, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
 from sync.identity import identity
 from sync.render import IGNORE_FILE, RenderError, render
@@ -173,6 +173,14 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     user = identity(namespace, spec)
     writer = access.registry_for(user)
 
+    rendered: dict[str, str] = {}  # the digest of this attempt's rendered objects, once rendered
+    limit = int(spec.get("historyLimit") or history.DEFAULT_LIMIT)
+
+    def remember(st: dict, revision_: str, outcome_: str, result: engine.Outcome | None = None) -> None:
+        history.record(st, revision=revision_, digest=rendered.get("digest", ""), outcome=outcome_,
+                       limit=limit, applied=result.applied if result else 0,
+                       pruned=result.pruned if result else 0, changed=result.changed if result else None)
+
     def fail(reason_: str, message: str, revision: str | None = None,
              record: Callable[[dict], None] | None = None, stalled: bool = False) -> float | None:
         """Ready=False and the end of this attempt: retried at the retry interval,
@@ -182,6 +190,8 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         def change(st: dict) -> None:
             if record is not None:
                 record(st)
+            if revision:
+                remember(st, revision, reason_)
             set_condition(st, "Ready", "False", reason_, message, generation)
             remove_condition(st, "Reconciling")
             if stalled:
@@ -234,6 +244,28 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
             return fail("DependencyNotReady", f"dependency {namespace}/{dep.get('name')} is not ready")
 
     sha = revision.rsplit("sha1:", 1)[-1]
+    # -- a rollback pins an earlier commit (sync.history) ------------------------
+    pin = history.pin_of(meta)
+    pinned = status.get("pin") or {}
+    if pin and pinned.get("revision", "").startswith(pin) and pinned.get("sourceRevision") != revision:
+        _unpin(sync, registry, f"a new revision {revision} was pushed")
+        pin, pinned = "", {}
+    if not pin and pinned:
+        update_status(rt, namespace, name, lambda st: st.pop("pin", None), registry)
+    if pin:
+        try:
+            pinned_sha = gitstore.resolve(repository_dir(repo), {"commit": pin})[0]
+        except (gitstore.GitError, OSError) as exc:
+            return fail("ArtifactFailed", f"pinned revision {pin}: {exc}", stalled=True)
+        if pinned.get("revision") != pinned_sha:
+            source_revision = revision
+
+            def pinning(st: dict) -> None:
+                st["pin"] = {"revision": pinned_sha, "sourceRevision": source_revision}
+
+            update_status(rt, namespace, name, pinning, registry)
+            event(sync, "Normal", "Pinned", f"pinned to {pinned_sha} (source at {revision})", registry)
+        revision, sha = f"{revision.rsplit('@sha1:', 1)[0]}@sha1:{pinned_sha}", pinned_sha
     try:
         tree = _rendered_tree(repository_dir(repo), sha, spec.get("path") or "./")
     except (gitstore.GitError, OSError) as exc:
@@ -271,6 +303,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
 
         def succeeded(st: dict) -> None:
             record(st)
+            remember(st, revision, "ReconciliationSucceeded", outcome)
             set_condition(st, "Ready", "True", "ReconciliationSucceeded", message, generation)
             remove_condition(st, "Reconciling")
             remove_condition(st, "Stalled")
@@ -380,6 +413,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
         objects = load_objects(repo, sha, spec, deadline)
+        rendered["digest"] = history.digest_of(objects)
     except engine.TimeoutExceeded as exc:
         return timed_out(exc, "BuildFailed")
     except RenderError as exc:
@@ -432,6 +466,19 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     if spec.get("wait"):
         return await_health(deadline, new_inventory, outcome)
     return succeed(new_inventory, outcome)
+
+
+def _unpin(sync: dict, registry: Registry, why: str) -> None:
+    """Drop the Sync's pin (annotation and ``status.pin``), saying why in an Event."""
+    meta = sync["metadata"]
+
+    def drop(obj: dict) -> dict:
+        (obj["metadata"].get("annotations") or {}).pop(history.PIN_ANNOTATION, None)
+        return obj
+
+    registry.update_with(sync_type(), meta["namespace"], meta["name"], drop)
+    update_status(sync_type(), meta["namespace"], meta["name"], lambda st: st.pop("pin", None), registry)
+    event(sync, "Normal", "Unpinned", f"pin removed: {why}", registry)
 
 
 def _finalize(sync: dict, registry: Registry, progress: Progress) -> float | None:

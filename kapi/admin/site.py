@@ -7,7 +7,7 @@ object's namespace ``_``)::
     kapi/<group>/<version>/<plural>/create/              new object (YAML)
     kapi/<group>/<version>/<plural>/<ns>/<name>/         object page
     .../<ns>/<name>/history/  edit/  delete/  reveal/    its history, edits, secrets
-    .../<ns>/<name>/reconcile/  suspend/                 Sync actions
+    .../<ns>/<name>/reconcile/  suspend/  rollback/       Sync actions
     syncs/                                               GitRepositories and Syncs
 
 Every page needs a staff user (``admin_view``); edits also need
@@ -60,6 +60,7 @@ class KapiAdminSite(admin.AdminSite):
             path(obj + "reveal/", v(detail.reveal), name="kapi_reveal"),
             path(obj + "reconcile/", v(syncs.reconcile), name="kapi_reconcile"),
             path(obj + "suspend/", v(syncs.suspend), name="kapi_suspend"),
+            path(obj + "rollback/", v(syncs.rollback), name="kapi_rollback"),
             *super().get_urls(),
         ]
 

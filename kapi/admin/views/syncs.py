@@ -2,7 +2,9 @@
 
 The pages serve whatever the catalog holds: until the sync kinds are served,
 the list says so. "Reconcile now" sets the annotation ``sync.kapi.dev/requestedAt``
-and "Suspend/Resume" flips ``spec.suspend``, both through the registry.
+"Suspend/Resume" flips ``spec.suspend``, and "Roll back to this" on a
+``status.history`` entry sets the pin annotation (``sync.history``; "Unpin"
+removes it), all through the registry.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from kapi.registry.catalog import catalog
 from kapi.registry.options import UpdateOptions
 from kapi.registry.store import Registry
 
-__all__ = ["REQUESTED_AT", "reconcile", "summary", "suspend", "sync_list", "sync_panel"]
+__all__ = ["REQUESTED_AT", "reconcile", "rollback", "summary", "suspend", "sync_list", "sync_panel"]
 
 REQUESTED_AT = "sync.kapi.dev/requestedAt"
 LIST_LIMIT = 500
@@ -120,9 +122,19 @@ def sync_panel(rt, obj: dict) -> dict:
         )
     meta = obj["metadata"]
     ns = meta.get("namespace", "")
+    current = status.get("lastAppliedRevision") or ""
+    history = [
+        {**entry, "sha": str(entry.get("revision", "")).rsplit("sha1:", 1)[-1],
+         "current": entry.get("revision") == current}
+        for entry in status.get("history") or [] if isinstance(entry, dict)
+    ]
+    pin = status.get("pin") if isinstance(status.get("pin"), dict) else None
     return {
         "sync": summary(obj),
         "inventory": inventory,
+        "history": history,
+        "pin": pin,
+        "rollback_url": object_url(rt, ns, meta["name"], "kapi_rollback"),
         "reconcile_url": object_url(rt, ns, meta["name"], "kapi_reconcile"),
         "suspend_url": object_url(rt, ns, meta["name"], "kapi_suspend"),
     }
@@ -152,6 +164,28 @@ def reconcile(request, group, version, plural, namespace, name):
 
     return _act(request, group, version, plural, namespace, name, mutate,
                 f"Reconcile of Sync {name} requested.")
+
+
+@require_POST
+def rollback(request, group, version, plural, namespace, name):
+    """Pin the Sync to the history entry's commit (``revision``), or unpin it."""
+    from sync.history import PIN_ANNOTATION
+
+    revision = str(request.POST.get("revision") or "").strip().lower()
+    if revision and (len(revision) < 7 or any(c not in "0123456789abcdef" for c in revision)):
+        raise Http404("not a commit")
+
+    def mutate(obj: dict) -> dict:
+        annotations = obj["metadata"].setdefault("annotations", {})
+        if revision:
+            annotations[PIN_ANNOTATION] = revision
+        else:
+            annotations.pop(PIN_ANNOTATION, None)
+        annotations[REQUESTED_AT] = datetime.now(UTC).isoformat()
+        return obj
+
+    done = f"Sync {name} pinned to {revision[:12]}." if revision else f"Sync {name} unpinned."
+    return _act(request, group, version, plural, namespace, name, mutate, done)
 
 
 @require_POST

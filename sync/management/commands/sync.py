@@ -3,6 +3,10 @@
 ``sync reconcile NAMESPACE/NAME`` sets ``sync.kapi.dev/requestedAt`` (as the
 admin UI's button and Flux's ``reconcile.fluxcd.io/requestedAt``) and prints
 the Sync's progress until the workers have handled that request.
+``sync rollback NAMESPACE/NAME [REVISION]`` pins the Sync to an earlier
+commit (default: the newest successfully applied revision of
+``status.history`` before the current one) and waits for it to be applied;
+``sync unpin NAMESPACE/NAME`` follows the source again (``sync.history``).
 ``sync pre-receive NAMESPACE NAME`` validates a push for the hosted repositories' hook when
 the push did not come through the API server (which otherwise does it itself).
 """
@@ -22,13 +26,21 @@ from sync.api import REQUESTED_AT, sync_type
 
 
 class Command(BaseCommand):
-    help = "Reconcile a Sync now and show its progress (sync reconcile NAMESPACE/NAME)."
+    help = ("Reconcile a Sync now and show its progress (sync reconcile NAMESPACE/NAME), "
+            "roll it back to an earlier revision (sync rollback NAMESPACE/NAME [REVISION]) or unpin it.")
 
     def add_arguments(self, parser) -> None:
         sub = parser.add_subparsers(dest="action", required=True)
         rec = sub.add_parser("reconcile", help="request a reconcile and wait for it")
         rec.add_argument("target", help="NAMESPACE/NAME of the Sync")
         rec.add_argument("--timeout", type=float, default=300.0)
+        back = sub.add_parser("rollback", help="pin the Sync to an earlier revision and wait for it")
+        back.add_argument("target", help="NAMESPACE/NAME of the Sync")
+        back.add_argument("revision", nargs="?", help="commit (sha or prefix); default: the previous one")
+        back.add_argument("--timeout", type=float, default=300.0)
+        unpin = sub.add_parser("unpin", help="follow the source's revision again")
+        unpin.add_argument("target", help="NAMESPACE/NAME of the Sync")
+        unpin.add_argument("--timeout", type=float, default=300.0)
         hook = sub.add_parser("pre-receive", help="git pre-receive hook (validate-on-push)")
         hook.add_argument("namespace")
         hook.add_argument("name")
@@ -39,9 +51,29 @@ class Command(BaseCommand):
 
             accepted = check_push(options["namespace"], options["name"], sys.stdin, sys.stderr)
             sys.exit(0 if accepted else 1)
-        self._reconcile(options["target"], options["timeout"])
+        pin: str | None = None
+        if options["action"] == "rollback":
+            pin = self._rollback_target(options["target"], options["revision"])
+        elif options["action"] == "unpin":
+            pin = ""
+        self._reconcile(options["target"], options["timeout"], pin)
 
-    def _reconcile(self, target: str, timeout: float) -> None:
+    def _rollback_target(self, target: str, revision: str | None) -> str:
+        from sync.history import rollback_target
+
+        namespace, _, name = target.partition("/")
+        try:
+            status = Registry().get(sync_type(), namespace, name).get("status") or {}
+            return rollback_target(status, revision)
+        except errors.StatusError as exc:
+            raise CommandError(exc.status.get("message", str(exc))) from None
+        except ValueError as exc:
+            raise CommandError(f"cannot roll back Sync {target}: {exc}") from None
+
+    def _reconcile(self, target: str, timeout: float, pin: str | None = None) -> None:
+        """Request a reconcile (``pin``: also set the pin, or "" to remove it)."""
+        from sync.history import PIN_ANNOTATION
+
         namespace, _, name = target.partition("/")
         if not name:
             raise CommandError("give the Sync as NAMESPACE/NAME")
@@ -49,7 +81,12 @@ class Command(BaseCommand):
         stamp = datetime.now(UTC).isoformat()
 
         def mutate(obj: dict) -> dict:
-            obj["metadata"].setdefault("annotations", {})[REQUESTED_AT] = stamp
+            annotations = obj["metadata"].setdefault("annotations", {})
+            annotations[REQUESTED_AT] = stamp
+            if pin:
+                annotations[PIN_ANNOTATION] = pin
+            elif pin == "":
+                annotations.pop(PIN_ANNOTATION, None)
             return obj
 
         try:
@@ -57,6 +94,10 @@ class Command(BaseCommand):
                                  UpdateOptions(field_manager="kapi-sync-cli"))
         except errors.StatusError as exc:
             raise CommandError(exc.status.get("message", str(exc))) from None
+        if pin:
+            self.stdout.write(f"► pinned Sync {namespace}/{name} to {pin}")
+        elif pin == "":
+            self.stdout.write(f"► unpinned Sync {namespace}/{name}")
         self.stdout.write(f"► requested reconcile of Sync {namespace}/{name} at {stamp}")
         deadline = time.monotonic() + timeout
         last = None
