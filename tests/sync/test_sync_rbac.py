@@ -64,7 +64,13 @@ def test_sync_is_confined_to_what_its_service_account_may_do(kapi_server, tmp_pa
                              "data": {"a": "1"}})
     work.write("theirs.yaml", {"apiVersion": "v1", "kind": "ConfigMap",
                                "metadata": {"name": "theirs", "namespace": other}, "data": {"b": "2"}})
-    work.push("both")
+    refused = work.push("both", check=False)
+    # The push-time validation runs with the Sync's rights: the pusher learns it now.
+    assert refused.returncode != 0
+    assert f'configmaps "theirs" is forbidden: User "system:serviceaccount:{ns}:deployer"' in refused.stderr
+    kapi_server.kubectl("patch", "gitrepository", "app", "-n", ns, "--type=merge",
+                        "-p", '{"spec":{"validateOnPush":false}}')
+    work.push("both, unvalidated")
     head = work.git("rev-parse", "HEAD").stdout.strip()
     ready = wait_for(lambda: _ready_condition(kapi_server, ns, "app", head), what="the Sync to fail")
     assert ready["status"] == "False"
