@@ -158,6 +158,24 @@ _SYNC_SCHEMA = {
                 "targetNamespace": {"type": "string"},
                 "serviceAccountName": {"type": "string"},
                 "dependsOn": {"type": "array", "items": _LOCAL_REF},
+                # Fields left to other managers (sync.driftpolicy), Flux's shape.
+                "driftIgnoreRules": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["paths"],
+                        "properties": {
+                            "paths": {"type": "array", "minItems": 1,
+                                      "items": {"type": "string", "pattern": "^/"}},
+                            "target": {
+                                "type": "object",
+                                "properties": {k: {"type": "string"} for k in (
+                                    "group", "version", "kind", "name", "namespace",
+                                    "labelSelector", "annotationSelector")},
+                            },
+                        },
+                    },
+                },
                 # How many revisions status.history keeps (sync.history).
                 "historyLimit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
             },

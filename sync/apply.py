@@ -35,6 +35,7 @@ from kapi.registry.store import Registry
 from kapi.storage import KeyNotFound
 from kapi.storage.interface import ListQuery
 from kapi.validation.metadata import validate_object_meta
+from sync import driftpolicy
 from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
 from sync.deadline import TimeoutExceeded
 from sync.deadline import check as check_deadline
@@ -89,6 +90,9 @@ class Entry:
     rt: ResourceType | None = None
     # The type comes from a CRD in the same set (not served yet).
     pending_type: bool = False
+    # sync.driftpolicy: the object's apply policy, and fields left to others.
+    policy: str = ""
+    ignore: list[str] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -153,8 +157,9 @@ def _set_types(objects: list[Object]) -> dict[tuple[str, str, str], ResourceType
 
 
 def plan(objects: list[Object], sync_namespace: str, sync_name: str,
-         target_namespace: str = "") -> tuple[list[Entry], list[Problem]]:
-    """Entries for ``objects`` (types, namespaces and sync labels set) and problems."""
+         target_namespace: str = "", ignore_rules: list[dict] | None = None) -> tuple[list[Entry], list[Problem]]:
+    """Entries for ``objects`` (types, namespaces and sync labels set) and problems;
+    ``ignore_rules`` is the Sync's ``spec.driftIgnoreRules`` (``sync.driftpolicy``)."""
     served = catalog(fresh=True)
     in_set = _set_types(objects)
     entries: list[Entry] = []
@@ -182,7 +187,9 @@ def plan(objects: list[Object], sync_namespace: str, sync_name: str,
             labels = meta["labels"] = {}
         labels[LABEL_NAME] = sync_name
         labels[LABEL_NAMESPACE] = sync_namespace
-        entry = Entry(obj, group, version, kind, meta.get("namespace", ""), name, rt, pending)
+        entry = Entry(obj, group, version, kind, meta.get("namespace", ""), name, rt, pending,
+                      driftpolicy.policy(obj),
+                      driftpolicy.ignored_paths(ignore_rules, group, version, kind, meta.get("namespace", ""), obj))
         if entry.id in seen:
             problems.append(Problem(entry.subject, "appears more than once in the revision"))
             continue
@@ -239,7 +246,7 @@ def authorize(entries: list[Entry], user, registry: Registry | None = None) -> l
     existing_only: list[tuple[Entry, errors.StatusError]] = []
     for entry in entries:
         rt = entry.rt
-        if rt is None:
+        if rt is None or entry.policy == driftpolicy.IGNORE:
             continue
         try:
             access.check(user, "patch", rt, entry.namespace, entry.name)
@@ -286,6 +293,10 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
                 live = registry.storage.get(registry.key(rt, entry.namespace, entry.name))
             except KeyNotFound:
                 live = None
+        if entry.policy == driftpolicy.IGNORE or (entry.policy == driftpolicy.IF_NOT_PRESENT and live):
+            if plan is not None:
+                plan.unchanged += 1
+            continue
         owner = _owner(live) if live else None
         if owner and owner != (sync_namespace, sync_name):
             problems.append(Problem(
@@ -308,8 +319,10 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
             if plan is not None:
                 plan.record(entry.subject, entry.kind, None, entry.obj)
             continue
+        served = registry.from_storage(rt, copy.deepcopy(live)) if live is not None else None
+        config = driftpolicy.with_live_values(entry.obj, served, entry.ignore) if served else entry.obj
         try:
-            after, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(True))
+            after, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, config, _options(True))
         except errors.StatusError as exc:
             if force_recreate and _immutable(exc):
                 problems.extend(_offline(entry))
@@ -319,7 +332,6 @@ def validate(entries: list[Entry], sync_namespace: str, sync_name: str,
                 problems.extend(_problems_of(entry.subject, exc))
             continue
         if plan is not None:
-            served = registry.from_storage(rt, copy.deepcopy(live)) if live is not None else None
             plan.record(entry.subject, entry.kind, served, after)
     return problems
 
@@ -380,7 +392,7 @@ def _covers(want: Any, have: Any) -> bool:
     return type(want) is type(have) and want == have
 
 
-def _in_place(entry: Entry, live: Object | None) -> bool:
+def _in_place(entry: Entry, live: Object | None, config: Object) -> bool:
     """Would applying ``entry`` again change nothing? Only asked when the same
     configuration was applied before (same rendered input, same spec), so
     kapi-sync's field set is the one this configuration gives. Then a no-op
@@ -397,7 +409,7 @@ def _in_place(entry: Entry, live: Object | None) -> bool:
     applied_at = ours[0].get("time") or ""
     if any(e.get("manager") != FIELD_MANAGER and (e.get("time") or "") >= applied_at for e in entries):
         return False
-    return _covers(entry.obj, live)
+    return _covers(config, live)
 
 
 def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Registry | None = None,
@@ -419,19 +431,28 @@ def apply(entries: list[Entry], *, force_recreate: bool = False, registry: Regis
             _wait_served(entries, ESTABLISH_TIMEOUT, deadline)
         rt = entry.rt
         assert rt is not None
-        if reapply and _in_place(entry, live.get(entry.id)):
+        if entry.policy == driftpolicy.IGNORE:
             outcome.unchanged += 1
             continue
         key = registry.key(rt, entry.namespace, entry.name)
-        if entry.id in live:
-            before = live[entry.id]["metadata"].get("resourceVersion")
-        else:
+        current = live.get(entry.id)
+        if current is None:
             try:
-                before = registry.storage.get(key)["metadata"].get("resourceVersion")
+                current = registry.storage.get(key)
+                if entry.ignore:
+                    current = registry.from_storage(rt, current)
             except KeyNotFound:
-                before = None
+                current = None
+        if entry.policy == driftpolicy.IF_NOT_PRESENT and current is not None:
+            outcome.unchanged += 1
+            continue
+        config = driftpolicy.with_live_values(entry.obj, current, entry.ignore) if current else entry.obj
+        if reapply and _in_place(entry, live.get(entry.id), config):
+            outcome.unchanged += 1
+            continue
+        before = current["metadata"].get("resourceVersion") if current else None
         try:
-            out, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, entry.obj, _options(False))
+            out, _ = registry.patch(rt, entry.namespace, entry.name, APPLY_PATCH, config, _options(False))
         except errors.StatusError as exc:
             if not (force_recreate and _immutable(exc)):
                 raise
@@ -539,7 +560,8 @@ def prune(old: list[dict], keep_ids: set[str], sync_namespace: str, sync_name: s
         meta = live["metadata"]
         if _owner(live) != (sync_namespace, sync_name):
             continue  # taken over or relabelled: not ours to delete
-        if (meta.get("annotations") or {}).get(PRUNE_ANNOTATION) == "disabled":
+        if (meta.get("annotations") or {}).get(PRUNE_ANNOTATION) == "disabled" or \
+                driftpolicy.policy(live) == driftpolicy.IGNORE:
             outcome.kept += 1
             continue
         if user is not None:

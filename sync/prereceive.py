@@ -70,7 +70,7 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
             ok = False
             continue
         entries, problems = engine.plan(objects, smeta["namespace"], smeta["name"],
-                                        sspec.get("targetNamespace") or "")
+                                        sspec.get("targetNamespace") or "", sspec.get("driftIgnoreRules"))
         # As the Sync will apply it: with its identity's rights, and only
         # objects it may apply are dry-run (a pusher learns nothing through
         # these lines about objects the Sync may not touch).

@@ -57,7 +57,7 @@ def _noop(_: str) -> None:
 
 
 def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
-    relevant = {k: spec.get(k) for k in ("path", "targetNamespace", "prune", "force")}
+    relevant = {k: spec.get(k) for k in ("path", "targetNamespace", "prune", "force", "driftIgnoreRules")}
     if ignore:
         relevant["ignore"] = ignore  # the source's spec.ignore changes what is rendered
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
@@ -420,7 +420,8 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot check out {revision}: {exc}", revision)
-    entries, problems = engine.plan(objects, namespace, name, spec.get("targetNamespace") or "")
+    entries, problems = engine.plan(objects, namespace, name, spec.get("targetNamespace") or "",
+                                    spec.get("driftIgnoreRules"))
     old_inventory = (status.get("inventory") or {}).get("entries") or []
     new_inventory = engine.inventory_entries(entries)
     doomed = engine.doomed(old_inventory, {e["id"] for e in new_inventory}) if spec.get("prune", True) else []
