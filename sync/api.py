@@ -176,6 +176,25 @@ _SYNC_SCHEMA = {
                         },
                     },
                 },
+                # Variables substituted after rendering (sync.postbuild), Flux's shape.
+                "postBuild": {
+                    "type": "object",
+                    "properties": {
+                        "substitute": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "substituteFrom": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["kind", "name"],
+                                "properties": {
+                                    "kind": {"type": "string", "enum": ["ConfigMap", "Secret"]},
+                                    "name": {"type": "string", "minLength": 1},
+                                    "optional": {"type": "boolean"},
+                                },
+                            },
+                        },
+                    },
+                },
                 # How many revisions status.history keeps (sync.history).
                 "historyLimit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
             },

@@ -24,7 +24,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, pruneguard
+from sync import gitstore, postbuild, pruneguard
 from sync.api import repository_type
 from sync.identity import identity
 from sync.plan import Plan
@@ -61,10 +61,14 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
     for sync in syncs:
         smeta, sspec = sync["metadata"], sync.get("spec") or {}
         label = f"Sync {smeta['namespace']}/{smeta['name']}"
+        user = identity(smeta["namespace"], sspec)
         try:
             with gitstore.checked_out(path, namespace, f"{name}.push", new, git_env) as tree:
                 objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
-        except RenderError as exc:
+            if sspec.get("postBuild"):
+                values = postbuild.variables(smeta["namespace"], sspec, user, registry)
+                objects = postbuild.substitute(objects, values, True)
+        except (RenderError, postbuild.SubstitutionError) as exc:
             for message in exc.messages:
                 out.write(f"kapi: {label}: {message}\n")
             ok = False
@@ -74,7 +78,6 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
         # As the Sync will apply it: with its identity's rights, and only
         # objects it may apply are dry-run (a pusher learns nothing through
         # these lines about objects the Sync may not touch).
-        user = identity(smeta["namespace"], sspec)
         denied = engine.authorize(entries, user, registry)
         refused = {p.subject for p in denied}
         allowed = [e for e in entries if e.subject not in refused]

@@ -33,7 +33,7 @@ from kapi.auth import access
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, health, history, pruneguard, queue
+from sync import gitstore, health, history, postbuild, pruneguard, queue
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
 from sync.identity import identity
 from sync.render import IGNORE_FILE, RenderError, render
@@ -57,7 +57,8 @@ def _noop(_: str) -> None:
 
 
 def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
-    relevant = {k: spec.get(k) for k in ("path", "targetNamespace", "prune", "force", "driftIgnoreRules")}
+    relevant = {k: spec.get(k) for k in ("path", "targetNamespace", "prune", "force", "driftIgnoreRules",
+                                         "postBuild")}
     if ignore:
         relevant["ignore"] = ignore  # the source's spec.ignore changes what is rendered
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
@@ -270,7 +271,12 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         tree = _rendered_tree(repository_dir(repo), sha, spec.get("path") or "./")
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot read revision {revision}: {exc}", revision)
-    digest = _digest(tree, spec, (repo.get("spec") or {}).get("ignore"))
+    try:
+        values = postbuild.variables(namespace, spec, user, registry) if spec.get("postBuild") else {}
+    except postbuild.SubstitutionError as exc:
+        return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
+    # The variables' values are an input of the render as much as the tree is.
+    digest = _digest(tree + ":" + postbuild.digest(values), spec, (repo.get("spec") or {}).get("ignore"))
     ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
     timeout_text = spec.get("timeout") or spec.get("interval") or "10m"
     timeout = parse_duration(spec.get("timeout"), interval)
@@ -412,11 +418,11 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     update_status(rt, namespace, name, started, registry)
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
-        objects = load_objects(repo, sha, spec, deadline)
+        objects = postbuild.substitute(load_objects(repo, sha, spec, deadline), values, bool(spec.get("postBuild")))
         rendered["digest"] = history.digest_of(objects)
     except engine.TimeoutExceeded as exc:
         return timed_out(exc, "BuildFailed")
-    except RenderError as exc:
+    except (RenderError, postbuild.SubstitutionError) as exc:
         return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot check out {revision}: {exc}", revision)
