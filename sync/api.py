@@ -195,6 +195,15 @@ _SYNC_SCHEMA = {
                         },
                     },
                 },
+                # SOPS-encrypted manifests, age keys in a Secret (sync.sops), Flux's shape.
+                "decryption": {
+                    "type": "object",
+                    "required": ["provider"],
+                    "properties": {
+                        "provider": {"type": "string", "enum": ["sops"]},
+                        "secretRef": _LOCAL_REF,
+                    },
+                },
                 # How many revisions status.history keeps (sync.history).
                 "historyLimit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
             },

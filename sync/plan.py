@@ -63,6 +63,8 @@ class Plan:
     changes: list[tuple[str, list[str]]] = field(default_factory=list)
     prunes: list[str] = field(default_factory=list)
     unchanged: int = 0
+    #: Show which fields change but no values (a Sync that decrypts SOPS files).
+    hide_values: bool = False
 
     def record(self, subject: str, kind: str, live: dict | None, after: dict) -> None:
         """Note what applying ``after`` over ``live`` (None: absent) does."""
@@ -73,7 +75,7 @@ class Plan:
         if not diffs:
             self.unchanged += 1
             return
-        secret = kind == "Secret"
+        secret = kind == "Secret" or self.hide_values
         shown = [
             f"{path}" if secret else f"{path}: {_short(old)} → {_short(new)}"
             for path, old, new in diffs[:_SHOWN_FIELDS]

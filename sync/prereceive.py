@@ -24,7 +24,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, postbuild, pruneguard
+from sync import gitstore, postbuild, pruneguard, sops
 from sync.api import repository_type
 from sync.identity import identity
 from sync.plan import Plan
@@ -65,10 +65,13 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
         try:
             with gitstore.checked_out(path, namespace, f"{name}.push", new, git_env) as tree:
                 objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
+            if sspec.get("decryption"):
+                keys = sops.identities(smeta["namespace"], sspec, user, registry)
+                objects = sops.decrypt_objects(objects, keys)
             if sspec.get("postBuild"):
                 values = postbuild.variables(smeta["namespace"], sspec, user, registry)
                 objects = postbuild.substitute(objects, values, True)
-        except (RenderError, postbuild.SubstitutionError) as exc:
+        except (RenderError, postbuild.SubstitutionError, sops.DecryptionError) as exc:
             for message in exc.messages:
                 out.write(f"kapi: {label}: {message}\n")
             ok = False
@@ -81,7 +84,8 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
         denied = engine.authorize(entries, user, registry)
         refused = {p.subject for p in denied}
         allowed = [e for e in entries if e.subject not in refused]
-        plan = Plan()
+        # Decrypted values never reach the pusher: with SOPS, the plan names fields only.
+        plan = Plan(hide_values=bool(sspec.get("decryption")))
         problems += denied + engine.validate(allowed, smeta["namespace"], smeta["name"],
                                              access.registry_for(user),
                                              force_recreate=bool(sspec.get("force")), plan=plan)

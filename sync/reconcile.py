@@ -33,7 +33,7 @@ from kapi.auth import access
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, health, history, postbuild, pruneguard, queue
+from sync import gitstore, health, history, postbuild, pruneguard, queue, sops
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
 from sync.identity import identity
 from sync.render import IGNORE_FILE, RenderError, render
@@ -58,7 +58,7 @@ def _noop(_: str) -> None:
 
 def _digest(tree: str, spec: dict, ignore: str | None = None) -> str:
     relevant = {k: spec.get(k) for k in ("path", "targetNamespace", "prune", "force", "driftIgnoreRules",
-                                         "postBuild")}
+                                         "postBuild", "decryption")}
     if ignore:
         relevant["ignore"] = ignore  # the source's spec.ignore changes what is rendered
     return hashlib.sha1((tree + json.dumps(relevant, sort_keys=True)).encode()).hexdigest()
@@ -418,11 +418,15 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     update_status(rt, namespace, name, started, registry)
     progress(f"rendering {spec.get('path') or './'} at {revision}")
     try:
-        objects = postbuild.substitute(load_objects(repo, sha, spec, deadline), values, bool(spec.get("postBuild")))
+        objects = load_objects(repo, sha, spec, deadline)
+        # Digested as rendered: never a hash of decrypted values in status.
         rendered["digest"] = history.digest_of(objects)
+        if spec.get("decryption"):
+            objects = sops.decrypt_objects(objects, sops.identities(namespace, spec, user, registry))
+        objects = postbuild.substitute(objects, values, bool(spec.get("postBuild")))
     except engine.TimeoutExceeded as exc:
         return timed_out(exc, "BuildFailed")
-    except (RenderError, postbuild.SubstitutionError) as exc:
+    except (RenderError, postbuild.SubstitutionError, sops.DecryptionError) as exc:
         return fail("BuildFailed", "; ".join(exc.messages[:20]), revision)
     except (gitstore.GitError, OSError) as exc:
         return fail("ArtifactFailed", f"cannot check out {revision}: {exc}", revision)
