@@ -147,6 +147,9 @@ CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule
 SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))
 # The ServiceAccount (of the Sync's own namespace) a Sync without
 # spec.serviceAccountName acts as (sync/identity.py); never the controller.
+# Networks that Alerts may post to although they are loopback or link-local
+# (sync/notify.py refuses those by default), comma-separated CIDRs.
+KAPI_ALERT_ALLOWED_NETWORKS = os.environ.get("KAPI_ALERT_ALLOWED_NETWORKS", "")
 SYNC_DEFAULT_SERVICE_ACCOUNT = os.environ.get("KAPI_SYNC_DEFAULT_SERVICE_ACCOUNT", "default") or "default"
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).

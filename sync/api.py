@@ -28,7 +28,9 @@ __all__ = [
     "PRUNE_ANNOTATION",
     "REQUESTED_AT",
     "VERSION",
+    "alert_type",
     "parse_duration",
+    "provider_type",
     "repository_type",
     "resource_types",
     "sync_type",
@@ -349,11 +351,17 @@ class _SyncKindStrategy(CustomResourceStrategy):
 
 @functools.lru_cache(maxsize=1)
 def resource_types() -> tuple[ResourceType, ...]:
-    """GitRepository and Sync, ``sync.kapi.dev/v1`` (the catalog's provider hook)."""
+    """GitRepository, Sync, Provider and Alert, ``sync.kapi.dev/v1`` (the
+    catalog's provider hook; the notification kinds are ``sync.alertapi``'s)."""
+    from sync.alertapi import ALERT_CRD, PROVIDER_CRD
+
     out: list[ResourceType] = []
-    for crd in (REPOSITORY_CRD, SYNC_CRD):
+    for crd in (REPOSITORY_CRD, SYNC_CRD, PROVIDER_CRD, ALERT_CRD):
         (rt,) = types_for_crd(crd)
-        strategy = _SyncKindStrategy(crd, crd["spec"]["versions"][0])
+        version = crd["spec"]["versions"][0]
+        # Only the reconciled kinds carry the finalizer their workers remove.
+        strategy = (_SyncKindStrategy(crd, version) if crd in (REPOSITORY_CRD, SYNC_CRD)
+                    else CustomResourceStrategy(crd, version))
         extra = {k: v for k, v in rt.extra.items() if k != "crd"}
         out.append(
             ResourceType(**{**{f: getattr(rt, f) for f in rt.__dataclass_fields__}, "strategy": strategy, "extra": extra})
@@ -367,3 +375,11 @@ def repository_type() -> ResourceType:
 
 def sync_type() -> ResourceType:
     return resource_types()[1]
+
+
+def provider_type() -> ResourceType:
+    return resource_types()[2]
+
+
+def alert_type() -> ResourceType:
+    return resource_types()[3]

@@ -97,3 +97,6 @@ def event(obj: Object, type_: str, reason: str, message: str, registry: Registry
         registry.create(rt, meta["namespace"], body, CreateOptions(field_manager=FIELD_MANAGER))
     except errors.StatusError:
         pass
+    from sync.notify import enqueue
+
+    enqueue(obj, type_, reason, message)

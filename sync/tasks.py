@@ -10,7 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-__all__ = ["reconcile_repository", "reconcile_sync", "tick"]
+__all__ = ["notify", "reconcile_repository", "reconcile_sync", "tick"]
 
 _TRANSIENT = (OperationalError, InterfaceError)
 
@@ -39,6 +39,15 @@ def reconcile_repository(namespace: str, name: str) -> None:
               lambda ns, n, reason, drift: observed(
                   "GitRepository", ns, n, lambda: _read("repository", ns, n),
                   lambda: work(ns, n)))
+
+
+@shared_task(name="kapi.sync.notify", acks_late=True, ignore_result=True, autoretry_for=_TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def notify(namespace: str, kind: str, name: str, uid: str, type_: str, reason: str, message: str,
+           revision: str) -> None:
+    from sync.notify import deliver
+
+    deliver(namespace, kind, name, uid, type_, reason, message, revision)
 
 
 @shared_task(name="kapi.sync.tick", acks_late=True, ignore_result=True)
