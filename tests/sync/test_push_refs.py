@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 from tests.sync.test_prereceive import _post
 
@@ -28,7 +28,7 @@ def _cm(name: str) -> dict:
 def _setup(server, tmp_path, path: str = "./deploy", **repo_spec) -> tuple[str, Work]:
     ns = unique("pushref")
     create(server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
             "spec": repo_spec},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},

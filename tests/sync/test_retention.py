@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from kapi_testserver import serving
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def _sync(server, ns: str, name: str = "app") -> None:
 
 def _namespace(server) -> str:
     ns = unique("retain")
-    create(server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    create(server, *sync_namespace(ns))
     return ns
 
 
