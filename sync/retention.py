@@ -25,9 +25,9 @@ repository to be reconciled, so its Syncs apply the restored revision.
 It is bounded (``limit`` copies per run, and the task re-enqueues itself when
 more are due), idempotent and safe with any number of workers, on one machine
 or on a shared volume: a worker first claims a copy by renaming it to
-``git/.deleted/.expiring-<random>`` (a rename succeeds for one worker only)
-and removes only what it claimed; a claim left by a killed worker is claimed
-again by the next run.
+``git/.deleted/.expiring-<unix time>-<random>`` (a rename succeeds for one
+worker only) and removes only what it claimed; a claim left by a killed
+worker (older than ``CLAIM_STALE_SECONDS``) is claimed again by a later run.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import logging
 import os
 import re
 import shutil
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -46,13 +47,24 @@ from django.conf import settings
 
 from sync import gitstore
 
-__all__ = ["RestoreError", "Retained", "expire", "restore", "retain", "retained", "retained_root"]
+__all__ = [
+    "CLAIM_STALE_SECONDS",
+    "RestoreError",
+    "Retained",
+    "expire",
+    "restore",
+    "retain",
+    "retained",
+    "retained_root",
+]
 
 log = logging.getLogger(__name__)
 
 _STAMP = "%Y%m%dT%H%M%SZ"
 _NAME = re.compile(r"^(?P<name>.+)-(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<n>\d+))?\.git$")
 _CLAIM = ".expiring-"
+#: A claim this old was left by a killed worker (removing one copy takes seconds).
+CLAIM_STALE_SECONDS = 600
 
 
 class RestoreError(Exception):
@@ -186,11 +198,11 @@ def expire(now: datetime | None = None, limit: int = 20) -> tuple[int, bool]:
     if not root.is_dir():
         return 0, False
     cutoff = (now or datetime.now(UTC)) - _retention()
-    due = [p for p in root.iterdir() if p.name.startswith(_CLAIM)]
+    due = [p for p in root.iterdir() if p.name.startswith(_CLAIM) and _abandoned(p.name)]
     due += [r.path for r in retained() if r.deleted_at <= cutoff]
     removed = 0
     for path in due[:limit]:
-        claim = root / f"{_CLAIM}{uuid.uuid4().hex}"
+        claim = root / f"{_CLAIM}{int(time.time())}-{uuid.uuid4().hex}"
         try:
             os.rename(path, claim)
         except FileNotFoundError:
@@ -205,6 +217,13 @@ def expire(now: datetime | None = None, limit: int = 20) -> tuple[int, bool]:
             except OSError:
                 pass
     return removed, len(due) > limit
+
+
+def _abandoned(claim: str) -> bool:
+    """Whether a claim is older than ``CLAIM_STALE_SECONDS`` (its worker was
+    killed): a live claim is left to its worker, which counts it once."""
+    match = re.match(rf"{re.escape(_CLAIM)}(\d+)-", claim)
+    return match is None or time.time() - int(match[1]) > CLAIM_STALE_SECONDS
 
 
 def _remove(path: Path) -> None:

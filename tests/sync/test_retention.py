@@ -160,7 +160,7 @@ def test_expired_copies_are_removed_by_the_periodic_sweep(server, tmp_path):
     (old,) = folder.glob("old-*.git")
     # Deleted 31 days ago, as far as the retention can tell.
     backdated = old.rename(folder / "old-20200101T000000Z.git")
-    left = server.data_dir / "git" / ".deleted" / ".expiring-killedworker"
+    left = server.data_dir / "git" / ".deleted" / ".expiring-1000-killedworker"
     (left / "objects").mkdir(parents=True)
 
     wait_for(lambda: not backdated.exists() and not left.exists(), timeout=60, what="the sweep to expire")
