@@ -10,8 +10,9 @@ repository into a retention area of the data directory::
 (a rename on the same file system: nothing is copied, and a reader sees the
 repository either in place or retained). It stays there for
 ``KAPI_GIT_RETENTION_DAYS`` (default 30; 0 deletes at once, as mirrors of
-remote repositories always are, being re-fetchable). A repository with no
-refs has nothing to lose and is removed.
+remote repositories always are, being re-fetchable), at most
+``KAPI_GIT_RETENTION_MAX_PER_NAMESPACE`` copies per namespace (default 20,
+the oldest go first). A repository with no refs has nothing to lose and is removed.
 
 Restoring is an administrator's act, never automatic: a namespace deleted and
 created again may belong to someone else, who must not inherit the history.
@@ -131,8 +132,25 @@ def retain(namespace: str, name: str, now: datetime | None = None) -> Path | Non
             dest.rmdir()  # another worker retained it meanwhile
             return None
         log.info("retained hosted repository %s/%s at %s", namespace, name, dest)
+        _cap(namespace)
         return dest
     raise OSError(f"cannot find a free name for {namespace}/{name} under {folder}")
+
+
+def _cap(namespace: str) -> None:
+    """Keep the newest ``KAPI_GIT_RETENTION_MAX_PER_NAMESPACE`` copies of a
+    namespace: creating, pushing to and deleting repositories in a loop must
+    not fill the disk for the retention time."""
+    most = int(getattr(settings, "SYNC_GIT_RETENTION_MAX_PER_NAMESPACE", 20))
+    copies = retained(namespace)
+    for copy in copies[: max(0, len(copies) - most)]:
+        claim = retained_root() / f"{_CLAIM}{int(time.time())}-{uuid.uuid4().hex}"
+        try:
+            os.rename(copy.path, claim)
+        except FileNotFoundError:
+            continue
+        _remove(claim)
+        log.info("removed retained repository %s: over the namespace's limit of %d", copy.path, most)
 
 
 def retained(namespace: str | None = None, name: str | None = None) -> list[Retained]:

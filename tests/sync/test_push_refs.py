@@ -87,6 +87,12 @@ def test_a_tag_tracking_repository_validates_pushes_of_its_tag(kapi_server, tmp_
     light = work.git("push", "-f", "origin", "refs/tags/v1", check=False)
     assert light.returncode != 0 and "metadata.name" in light.stderr
 
+    # Deleting the tracked tag is not refused, but the pusher is told.
+    gone = work.git("push", "origin", ":refs/tags/v1", check=False)
+    assert gone.returncode == 0, gone.stderr
+    assert f"remote: kapi: warning: this push deletes refs/tags/v1, which GitRepository {ns}/app tracks" \
+        in gone.stderr
+
 
 def test_a_commit_pinned_repository_validates_only_a_push_bringing_its_commit(kapi_server, tmp_path):
     """spec.ref.commit: a push cannot move what is applied, so it is accepted

@@ -92,3 +92,21 @@ def test_a_live_claim_is_left_to_its_worker(data_dir):
     live.mkdir(parents=True)
     assert retention.expire(NOW) == (0, False)
     assert live.exists()
+
+
+def test_a_namespace_keeps_at_most_its_limit_of_copies(data_dir, settings_limit):
+    """Create, push, delete in a loop: only the newest copies of the namespace stay."""
+    for minute in range(5):
+        _hosted_with_commit("loop", f"r{minute}")
+        retention.retain("loop", f"r{minute}", NOW + timedelta(minutes=minute))
+    assert [c.name for c in retention.retained("loop")] == ["r2", "r3", "r4"]
+
+
+@pytest.fixture
+def settings_limit():
+    from django.conf import settings
+
+    old = settings.SYNC_GIT_RETENTION_MAX_PER_NAMESPACE
+    settings.SYNC_GIT_RETENTION_MAX_PER_NAMESPACE = 3
+    yield
+    settings.SYNC_GIT_RETENTION_MAX_PER_NAMESPACE = old
