@@ -181,3 +181,10 @@ KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
 CELERY_IMPORTS.append("sync.tasks")
 # The sync's sweeper: due reconciles, repository polls and drift from the change log.
 CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}
+# Deleted hosted repositories are kept this long, restorable (sync.retention; 0: not kept).
+SYNC_GIT_RETENTION_DAYS = float(os.environ.get("KAPI_GIT_RETENTION_DAYS", "30"))
+SYNC_GIT_RETENTION_MAX_PER_NAMESPACE = int(os.environ.get("KAPI_GIT_RETENTION_MAX_PER_NAMESPACE", "20"))
+CELERY_BEAT_SCHEDULE["sync-expire-retained"] = {
+    "task": "kapi.sync.expire_retained",
+    "schedule": float(os.environ.get("KAPI_GIT_RETENTION_SWEEP_SECONDS", "3600")),
+}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import sys
 import tarfile
@@ -41,8 +42,10 @@ __all__ = [
     "ensure_hosted",
     "fetch_mirror",
     "hosted_path",
+    "is_ancestor",
     "ls_tree",
     "mirror_path",
+    "peel",
     "quarantine_env",
     "resolve",
     "tree_id",
@@ -53,6 +56,7 @@ KEEP_CHECKOUTS = 4
 #: A half-made or half-removed checkout older than this was left by a killed worker.
 _ABANDONED = 3600.0
 ZERO = "0" * 40
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class GitError(Exception):
@@ -175,7 +179,10 @@ def quarantine_env(repo_dir: Path, quarantine: str) -> dict[str, str] | None:
     objects = (repo_dir / "objects").resolve()
     if not quarantine:
         return {}
-    path = Path(quarantine).resolve()
+    try:
+        path = Path(quarantine).resolve()
+    except (OSError, ValueError):  # a NUL byte, a loop: not a quarantine
+        return None
     if path.parent != objects or "incoming-" not in path.name or not path.is_dir():
         return None
     return {"GIT_OBJECT_DIRECTORY": str(path), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects)}
@@ -230,6 +237,26 @@ def _rev(repo: git.Repo, spec: str) -> str | None:
         return repo.git.rev_parse("--verify", "--quiet", spec)
     except git.GitCommandError:
         return None
+
+
+def peel(path: Path, rev: str, env: dict[str, str] | None = None) -> str | None:
+    """The commit ``rev`` names (annotated tags peeled), None when it names no
+    commit; ``env`` as for ``checkout`` (a push's quarantine)."""
+    try:
+        with _open(path, env) as repo:
+            return _rev(repo, f"{rev}^{{commit}}")
+    except GitError:
+        return None
+
+
+def is_ancestor(path: Path, ancestor: str, tip: str, env: dict[str, str] | None = None) -> bool:
+    """Whether commit ``ancestor`` is reachable from ``tip`` (or is it)."""
+    try:
+        with _open(path, env) as repo:
+            repo.git.merge_base("--is-ancestor", ancestor, tip)
+    except GitError:
+        return False
+    return True
 
 
 def resolve(path: Path, ref: dict | None) -> tuple[str, str]:
@@ -301,6 +328,9 @@ def checked_out(path: Path, namespace: str, name: str, sha: str,
     (``env``: extra git environment, e.g. a push's quarantine). It stays in
     place until the block ends: older checkouts are removed only when nobody
     reads them, so a slow render never loses its tree mid-walk."""
+    if not _SHA.fullmatch(sha):
+        # Never let a caller's string reach git's command line as an option.
+        raise GitError(f"{sha[:80]!r} is not a commit id")
     base = _checkout_base(namespace, name)
     base.mkdir(parents=True, exist_ok=True)
     for _ in range(10):
@@ -326,10 +356,16 @@ def _materialize(path: Path, base: Path, sha: str, env: dict[str, str] | None) -
     try:
         with tempfile.TemporaryFile(dir=base) as archive:
             with _open(path, env) as repo:
-                repo.archive(archive, sha, format="tar")
-            archive.seek(0)
-            with tarfile.open(fileobj=archive) as tar:
-                tar.extractall(tmp, filter="tar")
+                # A commit that deletes every file has an empty tree, whose
+                # archive is a bare end-of-archive block tarfile cannot open:
+                # its checkout is an empty directory (the render says what is missing).
+                empty = not repo.git.ls_tree(sha)
+                if not empty:
+                    repo.archive(archive, sha, format="tar")
+            if not empty:
+                archive.seek(0)
+                with tarfile.open(fileobj=archive) as tar:
+                    tar.extractall(tmp, filter="tar")
         os.rename(tmp, final)
     except (OSError, tarfile.TarError) as exc:
         shutil.rmtree(tmp, ignore_errors=True)

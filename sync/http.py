@@ -38,6 +38,7 @@ from kapi.registry.store import Registry
 from kapi.runtime import config
 from sync import gitstore, queue
 from sync.api import repository_type
+from sync.hookerrors import refusing
 
 __all__ = ["git_http", "pre_receive", "webhook"]
 
@@ -163,10 +164,12 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
 
 
 @csrf_exempt
+@refusing
 def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Validate-on-push for the hook (``sync.prereceive_hook``), in this warm
     process: the pusher's token, ``update`` on the GitRepository as for the
-    push itself, and the push's quarantine directory inside that repository."""
+    push itself, and the push's quarantine directory inside that repository.
+    Any failure is a refusal with one readable line (``sync.hookerrors``)."""
     if request.method != "POST":
         return JsonResponse({"message": "POST only"}, status=405)
     user = _user(request)

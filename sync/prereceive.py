@@ -1,7 +1,8 @@
 """Validate-on-push: the hosted repository's pre-receive hook.
 
-Before git updates the tracked branch, every Sync that uses the repository
-renders the pushed revision and server-side-dry-runs it as it would apply it
+Before git updates the tracked branch or tag (or brings a pinned commit:
+``sync.pushref``), every Sync that uses the repository renders the pushed
+revision and server-side-dry-runs it as it would apply it
 (``sync.apply.validate``: custom resources whose CRD, and objects whose
 Namespace, arrive in the same push are validated against what the push
 brings). Any problem rejects the push; each is printed on its own line, which
@@ -24,7 +25,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, postbuild, pruneguard, sops
+from sync import gitstore, postbuild, pruneguard, pushref, sops
 from sync.api import repository_type
 from sync.identity import identity
 from sync.plan import Plan
@@ -42,20 +43,23 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
     registry = Registry()
     try:
         repo = registry.get(repository_type(), namespace, name)
-    except errors.StatusError:
-        return True
+    except errors.StatusError as exc:
+        if exc.code == 404:
+            return True  # gone meanwhile: nothing uses the repository
+        raise
     spec = repo.get("spec") or {}
     if spec.get("validateOnPush") is False:
         return True
-    branch = (spec.get("ref") or {}).get("branch") or "main"
-    new = None
-    for line in updates:
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == f"refs/heads/{branch}" and parts[1] != gitstore.ZERO:
-            new = parts[1]
+    path = repository_dir(repo)
+    pushed = pushref.target(repo, updates, path, git_env)
+    for note in pushed.notes:
+        out.write(f"{note}\n")
+    if pushed.refused:
+        out.write(f"{pushed.refused}\n")
+        return False
+    new, branch = pushed.sha, pushed.what
     if new is None:
         return True
-    path = repository_dir(repo)
     syncs = syncs_of(namespace, name, registry)
     ok = True
     for sync in syncs:
@@ -64,6 +68,8 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
         user = identity(smeta["namespace"], sspec)
         try:
             with gitstore.checked_out(path, namespace, f"{name}.push", new, git_env) as tree:
+                if not any(tree.iterdir()):
+                    out.write(f"kapi: {label}: revision {new[:12]} has no files (empty tree)\n")
                 objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
             if sspec.get("decryption"):
                 keys = sops.identities(smeta["namespace"], sspec, user, registry)
@@ -71,6 +77,10 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
             if sspec.get("postBuild"):
                 values = postbuild.variables(smeta["namespace"], sspec, user, registry)
                 objects = postbuild.substitute(objects, values, True)
+        except gitstore.GitError as exc:
+            out.write(f"kapi: cannot read revision {new[:12]} of {branch}: {exc}\n")
+            ok = False
+            break
         except (RenderError, postbuild.SubstitutionError, sops.DecryptionError) as exc:
             for message in exc.messages:
                 out.write(f"kapi: {label}: {message}\n")

@@ -51,14 +51,34 @@ def main(namespace: str, name: str) -> int:
         context.check_hostname = False
     try:
         with urllib.request.urlopen(request, context=context, timeout=TIMEOUT) as response:
-            answer = json.loads(response.read())
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        detail = exc.read().decode(errors="replace").strip() if isinstance(exc, urllib.error.HTTPError) else exc
-        sys.stderr.write(f"kapi: push rejected: cannot validate it: {detail}\n")
+        sys.stderr.write(f"kapi: push rejected: cannot validate it: {exc}\n")
         return 1
-    for line in answer.get("messages") or []:
+    messages, accepted = _answer(status, raw)
+    for line in messages:
         sys.stderr.write(f"{line}\n")
-    return 0 if answer.get("accepted") else 1
+    return 0 if accepted else 1
+
+
+def _answer(status: int, raw: bytes) -> tuple[list[str], bool]:
+    """The lines to show and the verdict, from any answer: only a 200 with
+    ``accepted: true`` accepts; a body that is not the endpoint's JSON (a proxy's
+    or framework's error page) is never shown, only its status."""
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        return [f"kapi: push rejected: cannot validate it: the server answered HTTP {status}"], False
+    lines = answer.get("messages")
+    messages = [" ".join(str(m).split()) for m in lines if str(m).strip()] if isinstance(lines, list) else []
+    if status != 200 and not messages:
+        detail = " ".join(str(answer.get("message") or f"HTTP {status}").split())
+        messages = [f"kapi: push rejected: cannot validate it: {detail}"]
+    return messages, status == 200 and answer.get("accepted") is True
 
 
 if __name__ == "__main__":

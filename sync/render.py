@@ -112,10 +112,14 @@ def ignore_spec(ignore: str | None, root: Path | None = None) -> tuple[pathspec.
     the version control files; with neither, Flux's default excludes (CI files,
     tool configs). gitignore rules: comments, ``/``-anchored and directory
     patterns, ``**``, and ``!`` negations, where the last matching pattern decides.
-    Returns the spec and whether any user pattern is in it."""
+    Returns the spec and whether any user pattern is in it; a pattern git would
+    not accept (``!`` alone, a trailing ``\\``) is a ``RenderError``."""
     user = (_ignore_files(root) if root is not None else []) + _patterns(ignore or "")
     lines = [*_EXCLUDE_VCS, *(user or _EXCLUDE_DEFAULT)]
-    return pathspec.GitIgnoreSpec.from_lines(lines), bool(user)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines), bool(user)
+    except ValueError as exc:  # GitIgnorePatternError
+        raise RenderError([f"spec.ignore or a {IGNORE_FILE}: {exc}"]) from None
 
 
 def render(

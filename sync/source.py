@@ -137,9 +137,15 @@ def _mark_reconciling(repo: dict, registry: Registry) -> None:
 
 
 def _finalize(repo: dict, registry: Registry) -> None:
+    """Let the GitRepository go: its hosted repository is retained (restorable,
+    ``sync.retention``) before the finalizer is dropped, so a crash in between
+    leaves it to the next pass rather than in place for a namesake to inherit;
+    a mirror of a remote repository is removed (it can be fetched again)."""
     from sync.api import FINALIZER
+    from sync.retention import retain
 
     meta = repo["metadata"]
+    retain(meta["namespace"], meta["name"])
 
     def drop(obj: dict) -> dict:
         obj["metadata"]["finalizers"] = [f for f in obj["metadata"].get("finalizers") or [] if f != FINALIZER]
@@ -150,7 +156,5 @@ def _finalize(repo: dict, registry: Registry) -> None:
     except errors.StatusError as exc:
         if exc.code != 404:
             raise
-    for path in (gitstore.hosted_path(meta["namespace"], meta["name"]),
-                 gitstore.mirror_path(meta["namespace"], meta["name"])):
-        shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(gitstore.mirror_path(meta["namespace"], meta["name"]), ignore_errors=True)
     queue.forget(queue.REPOSITORY, meta["namespace"], meta["name"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-__all__ = ["notify", "reconcile_repository", "reconcile_sync", "tick"]
+__all__ = ["expire_retained", "notify", "reconcile_repository", "reconcile_sync", "tick"]
 
 _TRANSIENT = (OperationalError, InterfaceError)
 
@@ -57,6 +57,17 @@ def tick() -> None:
 
     changes.scan()
     queue.sweep()
+
+
+@shared_task(name="kapi.sync.expire_retained", acks_late=True, ignore_result=True)
+def expire_retained() -> None:
+    """Beat: remove retained hosted repositories past ``KAPI_GIT_RETENTION_DAYS``,
+    a bounded batch per run; the next batch is enqueued at once if more are due."""
+    from sync.retention import expire
+
+    _, more = expire()
+    if more:
+        expire_retained.delay()
 
 
 def _read(which: str, namespace: str, name: str) -> dict | None:

@@ -9,6 +9,9 @@ commit (default: the newest successfully applied revision of
 ``sync unpin NAMESPACE/NAME`` follows the source again (``sync.history``).
 ``sync pre-receive NAMESPACE NAME`` validates a push for the hosted repositories' hook when
 the push did not come through the API server (which otherwise does it itself).
+``sync retained [NAMESPACE]`` lists the hosted repositories kept after their
+GitRepository was deleted, and ``sync restore NAMESPACE/NAME [--deleted-at STAMP]``
+puts one back under a GitRepository of that name created again (``sync.retention``).
 """
 
 from __future__ import annotations
@@ -44,19 +47,72 @@ class Command(BaseCommand):
         hook = sub.add_parser("pre-receive", help="git pre-receive hook (validate-on-push)")
         hook.add_argument("namespace")
         hook.add_argument("name")
+        kept = sub.add_parser("retained", help="list retained hosted repositories of deleted GitRepositories")
+        kept.add_argument("namespace", nargs="?")
+        res = sub.add_parser("restore", help="restore a retained hosted repository")
+        res.add_argument("target", help="NAMESPACE/NAME of the GitRepository, created again without spec.url")
+        res.add_argument("--deleted-at", default=None, help="which copy (a STAMP of `sync retained`); default newest")
 
     def handle(self, *args, **options) -> None:
         if options["action"] == "pre-receive":
-            from sync.prereceive import check_push
-
-            accepted = check_push(options["namespace"], options["name"], sys.stdin, sys.stderr)
-            sys.exit(0 if accepted else 1)
+            sys.exit(0 if self._pre_receive(options["namespace"], options["name"]) else 1)
+        if options["action"] == "retained":
+            return self._retained(options["namespace"])
+        if options["action"] == "restore":
+            return self._restore(options["target"], options["deleted_at"])
         pin: str | None = None
         if options["action"] == "rollback":
             pin = self._rollback_target(options["target"], options["revision"])
         elif options["action"] == "unpin":
             pin = ""
         self._reconcile(options["target"], options["timeout"], pin)
+
+    def _pre_receive(self, namespace: str, name: str) -> bool:
+        """git's hook: any failure refuses the push with one line, no traceback."""
+        from sync.hookerrors import refusal_line
+        from sync.prereceive import check_push
+
+        try:
+            return check_push(namespace, name, sys.stdin, sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - the pusher gets a line, the log the traceback
+            sys.stderr.write(refusal_line(exc)[1] + "\n")
+            return False
+
+    def _retained(self, namespace: str | None) -> None:
+        from sync.retention import retained
+
+        self.stdout.write("NAMESPACE\tNAME\tDELETED-AT")
+        for copy in retained(namespace):
+            self.stdout.write(f"{copy.namespace}\t{copy.name}\t{copy.stamp}")
+
+    def _restore(self, target: str, stamp: str | None) -> None:
+        from sync import queue
+        from sync.api import repository_type
+        from sync.retention import RestoreError, restore
+
+        namespace, _, name = target.partition("/")
+        if not name:
+            raise CommandError("give the GitRepository as NAMESPACE/NAME")
+        try:
+            repo = Registry().get(repository_type(), namespace, name)
+        except errors.StatusError as exc:
+            if exc.code != 404:
+                raise CommandError(exc.status.get("message", str(exc))) from None
+            raise CommandError(
+                f"GitRepository {namespace}/{name} not found: create it again (without spec.url), then restore"
+            ) from None
+        if (repo.get("spec") or {}).get("url") or repo["metadata"].get("deletionTimestamp"):
+            raise CommandError(f"GitRepository {namespace}/{name} is not a hosted repository (it has spec.url)"
+                               if (repo.get("spec") or {}).get("url") else
+                               f"GitRepository {namespace}/{name} is being deleted")
+        try:
+            copy = restore(namespace, name, stamp)
+        except RestoreError as exc:
+            raise CommandError(str(exc)) from None
+        import kapi.celery  # noqa: F401 - the app (and broker) the request is enqueued on
+
+        queue.request(queue.REPOSITORY, namespace, name, "restore")
+        self.stdout.write(f"restored {namespace}/{name} as deleted at {copy.stamp}")
 
     def _rollback_target(self, target: str, revision: str | None) -> str:
         from sync.history import rollback_target
