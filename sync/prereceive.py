@@ -6,7 +6,10 @@ revision and server-side-dry-runs it as it would apply it
 (``sync.apply.validate``: custom resources whose CRD, and objects whose
 Namespace, arrive in the same push are validated against what the push
 brings). Any problem rejects the push; each is printed on its own line, which
-git shows the pusher as ``remote:`` lines (object, field path, message).
+git shows the pusher as ``remote:`` lines (object, field path, message),
+followed by the plan (``sync.plan``). A push of a branch that no Sync tracks
+is a preview: each Sync's problems and plan for it are printed as if it
+tracked that branch, nothing is applied or written, and the push is accepted.
 ``spec.validateOnPush: false`` on the GitRepository turns this off.
 
 The hook (``sync.prereceive_hook``) runs inside ``git receive-pack`` and asks
@@ -41,6 +44,7 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
     ``git_env`` lets git read the pushed objects (``gitstore.quarantine_env``)
     when this runs outside the hook's own environment."""
     registry = Registry()
+    updates = list(updates)  # read twice: the tracked ref, then previews
     try:
         repo = registry.get(repository_type(), namespace, name)
     except errors.StatusError as exc:
@@ -57,63 +61,86 @@ def check_push(namespace: str, name: str, updates: Iterable[str], out: TextIO,
     if pushed.refused:
         out.write(f"{pushed.refused}\n")
         return False
+    syncs = syncs_of(namespace, name, registry)
+    ok = True
+    for branch, sha in pushref.previews(repo, updates):
+        # A branch no Sync tracks: what each Sync would do with it, nothing applied.
+        out.write(f"kapi: preview of branch {branch} ({sha[:12]}); nothing is applied:\n")
+        for sync in syncs:
+            _evaluate(sync, repo, path, sha, git_env, registry, out, name, preview=True)
     new, branch = pushed.sha, pushed.what
     if new is None:
         return True
-    syncs = syncs_of(namespace, name, registry)
-    ok = True
     for sync in syncs:
-        smeta, sspec = sync["metadata"], sync.get("spec") or {}
-        label = f"Sync {smeta['namespace']}/{smeta['name']}"
-        user = identity(smeta["namespace"], sspec)
-        try:
-            with gitstore.checked_out(path, namespace, f"{name}.push", new, git_env) as tree:
-                if not any(tree.iterdir()):
-                    out.write(f"kapi: {label}: revision {new[:12]} has no files (empty tree)\n")
-                objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
-            if sspec.get("decryption"):
-                keys = sops.identities(smeta["namespace"], sspec, user, registry)
-                objects = sops.decrypt_objects(objects, keys)
-            if sspec.get("postBuild"):
-                values = postbuild.variables(smeta["namespace"], sspec, user, registry)
-                objects = postbuild.substitute(objects, values, True)
-        except gitstore.GitError as exc:
-            out.write(f"kapi: cannot read revision {new[:12]} of {branch}: {exc}\n")
-            ok = False
-            break
-        except (RenderError, postbuild.SubstitutionError, sops.DecryptionError) as exc:
-            for message in exc.messages:
-                out.write(f"kapi: {label}: {message}\n")
-            ok = False
-            continue
-        entries, problems = engine.plan(objects, smeta["namespace"], smeta["name"],
-                                        sspec.get("targetNamespace") or "", sspec.get("driftIgnoreRules"))
-        # As the Sync will apply it: with its identity's rights, and only
-        # objects it may apply are dry-run (a pusher learns nothing through
-        # these lines about objects the Sync may not touch).
-        denied = engine.authorize(entries, user, registry)
-        refused = {p.subject for p in denied}
-        allowed = [e for e in entries if e.subject not in refused]
-        # Decrypted values never reach the pusher: with SOPS, the plan names fields only.
-        plan = Plan(hide_values=bool(sspec.get("decryption")))
-        problems += denied + engine.validate(allowed, smeta["namespace"], smeta["name"],
-                                             access.registry_for(user),
-                                             force_recreate=bool(sspec.get("force")), plan=plan)
-        for problem in problems:
-            out.write(f"kapi: {label}: {problem}\n")
-        ok = ok and not problems
-        if not problems and not _check_prune(sync, entries, new, user, out, plan):
-            ok = False
-        if not problems:
-            for line in plan.lines():
-                out.write(f"kapi: {label}: {line}\n")
+        verdict = _evaluate(sync, repo, path, new, git_env, registry, out, name)
+        if verdict is None:
+            return _rejected(out, branch, namespace, name)
+        ok = ok and verdict
     if not ok:
-        out.write(f"kapi: push to {branch} rejected: the revision does not validate "
-                  f"(set spec.validateOnPush: false on GitRepository {namespace}/{name} to skip)\n")
+        return _rejected(out, branch, namespace, name)
+    return True
+
+
+def _rejected(out: TextIO, branch: str, namespace: str, name: str) -> bool:
+    out.write(f"kapi: push to {branch} rejected: the revision does not validate "
+              f"(set spec.validateOnPush: false on GitRepository {namespace}/{name} to skip)\n")
+    return False
+
+
+def _evaluate(sync: dict, repo: dict, path, sha: str, git_env: dict[str, str] | None, registry: Registry,
+              out: TextIO, name: str, preview: bool = False) -> bool | None:
+    """Render, authorize, dry-run and plan ``sha`` as ``sync`` would apply it,
+    writing every problem and the plan to ``out``. True when it would apply;
+    None when the revision cannot be read at all."""
+    spec = repo.get("spec") or {}
+    smeta, sspec = sync["metadata"], sync.get("spec") or {}
+    label = f"Sync {smeta['namespace']}/{smeta['name']}"
+    if preview:
+        label = f"preview: {label}"
+    user = identity(smeta["namespace"], sspec)
+    try:
+        with gitstore.checked_out(path, smeta["namespace"], f"{name}.push", sha, git_env) as tree:
+            if not any(tree.iterdir()):
+                out.write(f"kapi: {label}: revision {sha[:12]} has no files (empty tree)\n")
+            objects = render(tree, sspec.get("path") or "./", spec.get("ignore"))
+        if sspec.get("decryption"):
+            keys = sops.identities(smeta["namespace"], sspec, user, registry)
+            objects = sops.decrypt_objects(objects, keys)
+        if sspec.get("postBuild"):
+            values = postbuild.variables(smeta["namespace"], sspec, user, registry)
+            objects = postbuild.substitute(objects, values, True)
+    except gitstore.GitError as exc:
+        out.write(f"kapi: cannot read revision {sha[:12]}: {exc}\n")
+        return None
+    except (RenderError, postbuild.SubstitutionError, sops.DecryptionError) as exc:
+        for message in exc.messages:
+            out.write(f"kapi: {label}: {message}\n")
+        return False
+    entries, problems = engine.plan(objects, smeta["namespace"], smeta["name"],
+                                    sspec.get("targetNamespace") or "", sspec.get("driftIgnoreRules"))
+    # As the Sync will apply it: with its identity's rights, and only
+    # objects it may apply are dry-run (a pusher learns nothing through
+    # these lines about objects the Sync may not touch).
+    denied = engine.authorize(entries, user, registry)
+    refused = {p.subject for p in denied}
+    allowed = [e for e in entries if e.subject not in refused]
+    # Decrypted values never reach the pusher: with SOPS, the plan names fields only.
+    plan = Plan(hide_values=bool(sspec.get("decryption")))
+    problems += denied + engine.validate(allowed, smeta["namespace"], smeta["name"],
+                                         access.registry_for(user),
+                                         force_recreate=bool(sspec.get("force")), plan=plan)
+    for problem in problems:
+        out.write(f"kapi: {label}: {problem}\n")
+    if problems:
+        return False
+    ok = _check_prune(sync, entries, sha, user, out, plan, label)
+    for line in plan.lines():
+        out.write(f"kapi: {label}: {line}\n")
     return ok
 
 
-def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: TextIO, plan: Plan) -> bool:
+def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: TextIO, plan: Plan,
+                 label: str) -> bool:
     """False when the Sync's identity may not delete what this revision prunes
     (each 403 on a ``remote:`` line). A destructive prune is no refusal: the
     lines say the Sync will hold it (``sync.pruneguard``) until allowed."""
@@ -123,7 +150,6 @@ def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: T
     old = ((sync.get("status") or {}).get("inventory") or {}).get("entries") or []
     new_inventory = engine.inventory_entries(entries)
     doomed = engine.doomed(old, {e["id"] for e in new_inventory})
-    label = f"Sync {smeta['namespace']}/{smeta['name']}"
     plan.prunes.extend(target.subject for target in doomed)
     denied = engine.authorize_prune(doomed, user)
     for problem in denied:

@@ -19,6 +19,7 @@ an administrator pushing to the directory) falls back to
 
 import json
 import os
+import re
 import ssl
 import sys
 import urllib.error
@@ -63,6 +64,9 @@ def main(namespace: str, name: str) -> int:
     return 0 if accepted else 1
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _answer(status: int, raw: bytes) -> tuple[list[str], bool]:
     """The lines to show and the verdict, from any answer: only a 200 with
     ``accepted: true`` accepts; a body that is not the endpoint's JSON (a proxy's
@@ -74,7 +78,9 @@ def _answer(status: int, raw: bytes) -> tuple[list[str], bool]:
     if not isinstance(answer, dict):
         return [f"kapi: push rejected: cannot validate it: the server answered HTTP {status}"], False
     lines = answer.get("messages")
-    messages = [" ".join(str(m).split()) for m in lines if str(m).strip()] if isinstance(lines, list) else []
+    # One line each, control characters blanked; leading spaces stay (the plan indents).
+    messages = ([_CONTROL.sub(" ", str(m)).rstrip() for m in lines if str(m).strip()]
+                if isinstance(lines, list) else [])
     if status != 200 and not messages:
         detail = " ".join(str(answer.get("message") or f"HTTP {status}").split())
         messages = [f"kapi: push rejected: cannot validate it: {detail}"]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sync import gitstore
 
-__all__ = ["PushTarget", "target"]
+__all__ = ["PushTarget", "previews", "target"]
 
 
 @dataclass
@@ -95,3 +95,13 @@ def target(repo: dict, lines: Iterable[str], path: Path, git_env: dict[str, str]
     if sha is None:
         return PushTarget(None, what, refused=f"kapi: {name} must point to a commit ({new[:12]} is not one)")
     return PushTarget(sha, what)
+
+
+def previews(repo: dict, lines: Iterable[str]) -> list[tuple[str, str]]:
+    """(branch, new sha) of each pushed branch the repository does not track
+    (``sync.prereceive`` previews them); deletions and tags are left out."""
+    ref = (repo.get("spec") or {}).get("ref") or {}
+    tracked = None if ref.get("commit") or ref.get("tag") else f"refs/heads/{ref.get('branch') or 'main'}"
+    updates, _ = _updates(lines)
+    return [(name.removeprefix("refs/heads/"), sha) for name, sha in sorted(updates.items())
+            if name.startswith("refs/heads/") and name != tracked and sha != gitstore.ZERO]

@@ -110,3 +110,11 @@ def test_the_endpoint_guard_answers_a_refusal_in_json(exc, code, text):
     assert response.status_code == code and response["Content-Type"] == "application/json"
     body = json.loads(response.content)
     assert body["accepted"] is False and body["messages"][0].startswith(text)
+
+
+def test_lines_keep_their_indentation_but_no_control_characters():
+    """The plan's indented lines reach the pusher as they are; a newline or an
+    escape sequence in a message cannot forge more remote: lines or colours."""
+    messages = ["  + ConfigMap ns/a", "evil\nremote: fake\x1b[31m"]
+    done = _hook(200, json.dumps({"accepted": True, "messages": messages}).encode())
+    assert (done.returncode, done.stderr) == (0, "  + ConfigMap ns/a\nevil remote: fake [31m\n")

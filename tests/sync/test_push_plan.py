@@ -66,3 +66,42 @@ def test_the_push_prints_creates_changes_and_prunes(kapi_server, tmp_path):
     plan = _plan(work.push("many").stderr, ns)
     assert plan[0] == "plan: 30 to create, 0 to change, 0 to prune, 2 unchanged", plan
     assert len(plan) == 22 and plan[-1] == "  … and 10 more"
+
+
+def test_a_push_to_an_untracked_branch_is_a_preview(kapi_server, tmp_path):
+    """A branch no Sync tracks: the push prints each Sync's problems and plan
+    for it and changes nothing (resourceVersions and the Sync's status stay)."""
+    ns, work = _setup(kapi_server, tmp_path)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"v": "1"}}
+    work.write("a.yaml", cm)
+    work.push("first")
+    _applied(kapi_server, ns, work)
+
+    def versions() -> tuple[str, str]:
+        live = kapi_server.kubectl("get", "cm", "a", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}").stdout
+        sync = kapi_server.kubectl("get", "sync", "app", "-n", ns,
+                                   "-o", "jsonpath={.metadata.resourceVersion}").stdout
+        return live, sync
+
+    before = versions()
+    work.git("checkout", "-q", "-b", "feature")
+    work.write("a.yaml", {**cm, "data": {"v": "2"}})
+    work.write("b.yaml", {**cm, "metadata": {"name": "Bad_Name"}})
+    work.git("add", "-A")
+    work.git("commit", "-q", "-m", "feature")
+    done = work.git("push", "origin", "feature", check=False)
+    assert done.returncode == 0, done.stderr  # a preview never refuses
+    assert "remote: kapi: preview of branch feature" in done.stderr
+    assert f"preview: Sync {ns}/app: ConfigMap {ns}/Bad_Name: metadata.name" in done.stderr
+
+    work.remove("b.yaml")
+    work.git("add", "-A")
+    work.git("commit", "-q", "-m", "feature, fixed")
+    done = work.git("push", "origin", "feature", check=False)
+    assert done.returncode == 0, done.stderr
+    plan = [line.split(f"preview: Sync {ns}/app: ", 1)[1].rstrip() for line in done.stderr.splitlines()
+            if f"preview: Sync {ns}/app: " in line]
+    assert plan[0] == "plan: 0 to create, 1 to change, 0 to prune, 0 unchanged"
+    assert f"  ~ ConfigMap {ns}/a: data.v: 1 → 2" in plan
+    assert versions() == before
+    assert kapi_server.kubectl("get", "cm", "a", "-n", ns, "-o", "jsonpath={.data.v}").stdout == "1"
