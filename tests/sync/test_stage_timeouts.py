@@ -1,15 +1,25 @@
 """``spec.timeout`` of a Sync bounds rendering too, not only validate, apply,
 prune and the health checks: a kustomization whose remote resource never
 answers ends the attempt at the deadline with Flux's BuildFailed reason and the
-same kind of message the other stages give, and nothing is applied."""
+same kind of message the other stages give, and nothing is applied. Remote
+resources are refused by default (``sync.kustomize``): this server's
+administrator allows them (``KAPI_SYNC_KUSTOMIZE_REMOTE=1``)."""
 
 from __future__ import annotations
 
 import json
+import os
 
+import pytest
+from kapi_testserver import serving
 from sync_gitops import Work, create, silent_server, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
+
+
+@pytest.fixture(scope="module")
+def remote_server():
+    yield from serving({**os.environ, "KAPI_SYNC_KUSTOMIZE_REMOTE": "1"})
 
 
 def _sync(server, ns: str) -> dict:
@@ -20,7 +30,8 @@ def _conditions(sync: dict) -> dict[str, dict]:
     return {c["type"]: c for c in (sync.get("status") or {}).get("conditions") or []}
 
 
-def test_timeout_bounds_the_render(kapi_server, tmp_path):
+def test_timeout_bounds_the_render(remote_server, tmp_path):
+    kapi_server = remote_server
     listener, port = silent_server()
     try:
         ns = unique("rendto")
