@@ -196,3 +196,7 @@ SYNC_RENDER_CONCURRENCY = int(os.environ.get("KAPI_SYNC_RENDER_CONCURRENCY", "2"
 SYNC_PUSH_VALIDATIONS = int(os.environ.get("KAPI_SYNC_PUSH_VALIDATIONS", "2"))
 GIT_MAX_PUSH_BYTES = int(os.environ.get("KAPI_GIT_MAX_PUSH_BYTES", str(100 << 20)))
 GIT_HTTP_TIMEOUT_SECONDS = float(os.environ.get("KAPI_GIT_HTTP_TIMEOUT_SECONDS", "600"))
+# git http-backend processes at once per API process (more get 503 Retry-After):
+# a push's pre-receive hook calls back into the API, so this stays below the
+# request threads (KAPI_REQUEST_THREADS, 16).
+GIT_HTTP_CONCURRENCY = int(os.environ.get("KAPI_GIT_HTTP_CONCURRENCY", "4"))
