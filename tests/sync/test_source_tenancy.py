@@ -99,3 +99,18 @@ def test_file_urls_need_a_listed_root(monkeypatch, tmp_path):
     (alt / "alternates").write_text(f"{data}/git/ns/r.git/objects\n")
     with pytest.raises(localsource.SourceRefused, match="alternates"):
         localsource.check_url(f"file://{Path(tmp_path) / 'repos' / 'alt.git'}")
+
+
+def test_a_sync_cannot_name_another_namespaces_repository(kapi_server):
+    """``spec.sourceRef.namespace`` of another namespace is refused at once (422,
+    kube's Invalid naming the field), as Flux's --no-cross-namespace-refs; the
+    Sync's own namespace is accepted."""
+    ns = unique("xref")
+    create(kapi_server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    sync = {"apiVersion": API, "kind": "Sync", "metadata": {"name": "x", "namespace": ns},
+            "spec": {"sourceRef": {"name": "private", "namespace": "kube-system"}}}
+    done = kapi_server.kubectl("apply", "-f", "-", input=json.dumps(sync), check=False)
+    assert done.returncode != 0
+    assert "spec.sourceRef.namespace: Forbidden: cross-namespace references are not allowed" in done.stderr
+    sync["spec"]["sourceRef"]["namespace"] = ns
+    kapi_server.kubectl("apply", "-f", "-", input=json.dumps(sync))

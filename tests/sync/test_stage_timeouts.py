@@ -52,13 +52,17 @@ def test_timeout_bounds_the_render(remote_server, tmp_path):
 
         def failed():
             # The attempt has ended (the push and the source's new artifact may
-            # each have asked for one; every one ends the same way).
-            conditions = _conditions(_sync(kapi_server, ns))
+            # each have asked for one; every one ends the same way) for this
+            # revision, not the first attempt that found no artifact yet.
+            sync = _sync(kapi_server, ns)
+            if not (sync.get("status") or {}).get("lastAttemptedRevision", "").endswith(head):
+                return None
+            conditions = _conditions(sync)
             ready = conditions.get("Ready", {})
             return ready if ready.get("status") == "False" and "Reconciling" not in conditions else None
 
         ready = wait_for(failed, timeout=60, what="the render to time out")
-        assert ready["reason"] == "BuildFailed"
+        assert ready["reason"] == "BuildFailed", ready
         assert ready["message"].startswith("timeout of 2s exceeded while rendering revision ")
         assert head in ready["message"]
         sync = _sync(kapi_server, ns)
