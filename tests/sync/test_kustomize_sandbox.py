@@ -149,3 +149,22 @@ def test_memory_time_and_output_limits(tree):
         sandbox.run(argv, cwd=tree, box=sandbox.Limits(memory=256 << 20))
     with pytest.raises(sandbox.SandboxTimeout, match="time limit"):
         sandbox.run(["/bin/sleep", "30"], cwd=tree, box=sandbox.Limits(timeout=0.5))
+
+
+def test_builds_wait_for_a_slot_and_give_up_at_their_time(tree):
+    """With every slot taken, a build waits, and past its own time it ends with
+    a message saying so (the API process never runs builds unbounded)."""
+    import threading
+
+    held = threading.Thread(target=sandbox.run, args=(["/bin/sleep", "5"], tree),
+                            kwargs={"box": sandbox.Limits(concurrency=1, timeout=10)})
+    held.start()
+    try:
+        slot = sandbox._slot(1)
+        while slot._value:  # until the sleeper holds the only slot
+            threading.Event().wait(0.01)
+        with pytest.raises(sandbox.SandboxTimeout, match=r"no render slot free .*\(1 builds at once\)"):
+            sandbox.run(["/bin/true"], cwd=tree, box=sandbox.Limits(concurrency=1, timeout=0.3))
+    finally:
+        held.join()
+    assert sandbox.run(["/bin/true"], cwd=tree, box=sandbox.Limits(concurrency=1)).returncode == 0
