@@ -5,6 +5,8 @@ push limit is 4 MiB (``KAPI_GIT_MAX_PUSH_BYTES``):
   prints, nothing of it lands, and the repository takes pushes afterwards;
 - a 1 GiB push, generated on the fly and never stored, is refused and the API
   processes' peak memory does not grow with it (bodies are streamed);
+- a push that stalls mid-body has its ``git http-backend`` killed at
+  ``KAPI_GIT_HTTP_TIMEOUT_SECONDS`` (here 20 s), and the server goes on serving;
 - two pushes racing to one branch: exactly one wins, the repository stays sound;
 - a user without rights gets the same 403 for an existing and a missing
   repository (RBAC before lookup, as kube-apiserver)."""
@@ -26,15 +28,17 @@ import psutil
 import pytest
 import yaml
 from kapi_testserver import ROOT, serving
-from sync_gitops import Work, create, unique
+from sync_gitops import Work, create, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 LIMIT = 4 << 20
+TIMEOUT = 20
 
 
 @pytest.fixture(scope="module")
 def server():
-    yield from serving({**os.environ, "KAPI_GIT_MAX_PUSH_BYTES": str(LIMIT)})
+    yield from serving({**os.environ, "KAPI_GIT_MAX_PUSH_BYTES": str(LIMIT),
+                        "KAPI_GIT_HTTP_TIMEOUT_SECONDS": str(TIMEOUT)})
 
 
 def _hosted(server, ns: str, name: str = "app", validate: bool = True) -> None:
@@ -138,6 +142,43 @@ def test_a_1gib_push_is_refused_and_memory_stays_bounded(server):
     growth = max(after[pid] - before.get(pid, 0) for pid in after)
     assert growth < 128 << 20, f"a server process's peak memory grew by {growth} bytes"
     assert _branch(server, ns) == ""
+
+
+def _backends(server, ns: str) -> list[psutil.Process]:
+    out = []
+    for proc in psutil.Process(server.process.pid).children(recursive=True):
+        try:
+            if proc.cmdline()[:2] == ["git", "http-backend"] and ns in proc.environ().get("PATH_INFO", ""):
+                out.append(proc)
+        except psutil.Error:
+            pass
+    return out
+
+
+def test_a_stalled_push_is_killed_at_the_timeout(server, tmp_path):
+    ns = unique("stall")
+    _hosted(server, ns)
+    command = f"{'0' * 40} {'1' * 40} refs/heads/main\0report-status side-band-64k\n".encode()
+    parts = urlsplit(server.url)
+    context = ssl.create_default_context(cafile=str(server.ca_path))
+    conn = http.client.HTTPSConnection(parts.hostname, parts.port, context=context, timeout=120)
+    conn.putrequest("POST", f"/git/{ns}/app.git/git-receive-pack")
+    for key, value in (("Authorization", f"Bearer {server.token}"), ("Transfer-Encoding", "chunked"),
+                       ("Content-Type", "application/x-git-receive-pack-request")):
+        conn.putheader(key, value)
+    conn.endheaders()
+    piece = b"%04x" % (len(command) + 4) + command + b"0000PACK"
+    conn.send(b"%x\r\n%s\r\n" % (len(piece), piece))  # ... and nothing more
+    try:
+        wait_for(lambda: _backends(server, ns), timeout=30, what="git http-backend to start")
+        wait_for(lambda: not _backends(server, ns), timeout=TIMEOUT + 30, what="the stalled git to be killed")
+    finally:
+        conn.close()
+    # The server is unharmed: the repository takes a push.
+    work = Work(server, ns, "app", tmp_path / "work")
+    work.write("cm.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "after"}})
+    work.push("after the stall")
+    assert _branch(server, ns) == work.git("rev-parse", "HEAD").stdout.strip()
 
 
 def test_concurrent_pushes_to_one_branch_are_serialised(server, tmp_path):
