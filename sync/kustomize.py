@@ -190,7 +190,8 @@ def precheck(root: Path, base: Path, allow_remote: bool | None = None) -> list[s
 def build(root: Path, base: Path, deadline: float | None = None) -> tuple[list[str], bytes]:
     """``kubectl kustomize`` of ``base`` after ``precheck``: (problems, output);
     raises ``sandbox.SandboxTimeout`` when the time runs out."""
-    problems = precheck(root, base)
+    network = remote_allowed()
+    problems = precheck(root, base, network)
     if problems:
         return problems, b""
     kubectl = shutil.which("kubectl")
@@ -199,7 +200,8 @@ def build(root: Path, base: Path, deadline: float | None = None) -> tuple[list[s
     rel = base.relative_to(root).as_posix() or "."
     try:
         done = sandbox.run([os.path.realpath(kubectl), "kustomize", "--load-restrictor",
-                            "LoadRestrictionsRootOnly", str(base)], cwd=root, deadline=deadline)
+                            "LoadRestrictionsRootOnly", str(base)], cwd=root, deadline=deadline,
+                           network=network)
     except sandbox.SandboxTimeout:
         raise
     except sandbox.SandboxError as exc:

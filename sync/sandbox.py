@@ -89,10 +89,12 @@ def _slot(concurrency: int) -> threading.BoundedSemaphore:
         return _slots.setdefault(concurrency, threading.BoundedSemaphore(max(1, concurrency)))
 
 
-def scrubbed_env(home: Path) -> dict[str, str]:
-    """The whole environment of a boxed build: nothing inherited."""
+def scrubbed_env(home: Path, network: bool = False) -> dict[str, str]:
+    """The whole environment of a boxed build: nothing inherited. With
+    ``network`` (an administrator allowed remote bases) git is on the ``PATH``
+    and the server's own proxy settings apply, still with no credentials."""
     env = {
-        "PATH": str(home / "no-bin"),
+        "PATH": "/usr/local/bin:/usr/bin:/bin" if network else str(home / "no-bin"),
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home),
         "XDG_CACHE_HOME": str(home),
@@ -109,6 +111,10 @@ def scrubbed_env(home: Path) -> dict[str, str]:
     }
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         env[name] = env[name.lower()] = DEAD_PROXY
+    if network:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+            for key in (name, name.lower()):
+                env[key] = os.environ.get(key, "")
     return env
 
 
@@ -122,9 +128,10 @@ def _rlimits(memory: int, cpu: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def run(argv: list[str], cwd: Path, deadline: float | None = None, box: Limits | None = None) -> Result:
+def run(argv: list[str], cwd: Path, deadline: float | None = None, box: Limits | None = None,
+        network: bool = False) -> Result:
     """Run ``argv`` in the box; ``deadline`` (``time.time()``) may shorten the
-    timeout. Raises ``SandboxTimeout`` past the time, ``SandboxError`` past the
+    timeout; ``network``: see ``scrubbed_env``. Raises ``SandboxTimeout`` past the time, ``SandboxError`` past the
     output or memory limit."""
     box = box or limits()
     end = time.time() + box.timeout
@@ -135,15 +142,15 @@ def run(argv: list[str], cwd: Path, deadline: float | None = None, box: Limits |
         raise SandboxTimeout(f"no render slot free within the time limit ({box.concurrency} builds at once)")
     try:
         with tempfile.TemporaryDirectory(prefix="kapi-render-home-") as home:
-            return _run(argv, cwd, end, box, Path(home))
+            return _run(argv, cwd, end, box, Path(home), network)
     finally:
         slot.release()
 
 
-def _run(argv: list[str], cwd: Path, end: float, box: Limits, home: Path) -> Result:
+def _run(argv: list[str], cwd: Path, end: float, box: Limits, home: Path, network: bool) -> Result:
     cpu = max(1, int(box.timeout) + 1)
     process = subprocess.Popen(
-        argv, cwd=cwd, env=scrubbed_env(home), stdin=subprocess.DEVNULL,
+        argv, cwd=cwd, env=scrubbed_env(home, network), stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         preexec_fn=lambda: _rlimits(box.memory, cpu),
     )
