@@ -200,3 +200,7 @@ GIT_HTTP_TIMEOUT_SECONDS = float(os.environ.get("KAPI_GIT_HTTP_TIMEOUT_SECONDS",
 # a push's pre-receive hook calls back into the API, so this stays below the
 # request threads (KAPI_REQUEST_THREADS, 16).
 GIT_HTTP_CONCURRENCY = int(os.environ.get("KAPI_GIT_HTTP_CONCURRENCY", "4"))
+# A revision's unpacked tree (git stores identical files once: a small push can
+# unpack to a huge tree): larger ones are refused, not checked out.
+SYNC_MAX_CHECKOUT_BYTES = int(os.environ.get("KAPI_SYNC_MAX_CHECKOUT_BYTES", str(1 << 30)))
+SYNC_MAX_CHECKOUT_FILES = int(os.environ.get("KAPI_SYNC_MAX_CHECKOUT_FILES", "100000"))

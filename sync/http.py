@@ -224,9 +224,13 @@ def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse
     if not slot.acquire(timeout=60):
         return JsonResponse({"accepted": False, "messages": [
             "kapi: push rejected: the server is busy validating other pushes; try again"]})
+    out = io.StringIO()
     try:
-        out = io.StringIO()
         accepted = check_push(namespace, name, updates, out, git_env)
+    except gitstore.GitError as exc:
+        # e.g. a tree over the checkout limits: a clear line, not a 500.
+        out.write(f"kapi: push rejected: {exc}\n")
+        accepted = False
     finally:
         slot.release()
     return JsonResponse({"accepted": accepted, "messages": out.getvalue().splitlines()})

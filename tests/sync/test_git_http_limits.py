@@ -7,6 +7,8 @@ push limit is 4 MiB (``KAPI_GIT_MAX_PUSH_BYTES``):
   processes' peak memory does not grow with it (bodies are streamed);
 - a push that stalls mid-body has its ``git http-backend`` killed at
   ``KAPI_GIT_HTTP_TIMEOUT_SECONDS`` (here 20 s), and the server goes on serving;
+- a tiny push that unpacks to a huge tree (one blob, many files) is refused
+  before anything is written (``KAPI_SYNC_MAX_CHECKOUT_BYTES``, here 64 MiB);
 - two pushes racing to one branch: exactly one wins, the repository stays sound;
 - a user without rights gets the same 403 for an existing and a missing
   repository (RBAC before lookup, as kube-apiserver)."""
@@ -33,12 +35,14 @@ from sync_gitops import Work, create, unique, wait_for
 API = "sync.kapi.dev/v1"
 LIMIT = 4 << 20
 TIMEOUT = 20
+CHECKOUT = 64 << 20
 
 
 @pytest.fixture(scope="module")
 def server():
     yield from serving({**os.environ, "KAPI_GIT_MAX_PUSH_BYTES": str(LIMIT),
-                        "KAPI_GIT_HTTP_TIMEOUT_SECONDS": str(TIMEOUT)})
+                        "KAPI_GIT_HTTP_TIMEOUT_SECONDS": str(TIMEOUT),
+                        "KAPI_SYNC_MAX_CHECKOUT_BYTES": str(CHECKOUT)})
 
 
 def _hosted(server, ns: str, name: str = "app", validate: bool = True) -> None:
@@ -76,6 +80,24 @@ def test_a_push_over_the_limit_is_refused_with_a_clear_remote_line(server, tmp_p
     work.write("cm2.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "small2"}})
     work.push("small again")
     assert _branch(server, ns) == work.git("rev-parse", "HEAD").stdout.strip()
+
+
+def test_a_small_push_that_unpacks_to_a_huge_tree_is_refused(server, tmp_path):
+    ns = unique("bomb")
+    _hosted(server, ns)
+    create(server, {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
+                    "spec": {"sourceRef": {"name": "app"}}})
+    work = Work(server, ns, "app", tmp_path / "work")
+    same = b"\0" * (1 << 20)
+    for i in range(80):  # 80 MiB unpacked, one blob of a few KiB in the push
+        (work.path / f"f{i}.bin").write_bytes(same)
+    done = work.push("a tree bomb", check=False)
+    assert done.returncode != 0
+    assert (f"remote: kapi: push rejected: revision {work.git('rev-parse', 'HEAD').stdout[:12]} is "
+            f"{80 << 20} bytes unpacked, over the limit of {CHECKOUT} (KAPI_SYNC_MAX_CHECKOUT_BYTES)") in done.stderr, \
+        done.stderr
+    assert _branch(server, ns) == ""
+    assert not list((server.data_dir / "sync" / "checkouts" / ns).glob("*/*/f0.bin"))
 
 
 def _peak_rss(server) -> dict[int, int]:
