@@ -127,17 +127,33 @@ def _kill(process: subprocess.Popen) -> None:
         pass
 
 
+class _Held:
+    """A taken slot, released once whoever finishes first releases it."""
+
+    def __init__(self, semaphore: threading.BoundedSemaphore) -> None:
+        self._semaphore = semaphore
+        self._lock = threading.Lock()
+        self._held = True
+
+    def release(self) -> None:
+        with self._lock:
+            if self._held:
+                self._held = False
+                self._semaphore.release()
+
+
 def serve(request: HttpRequest, env: dict[str, str], *, push: bool, limits: Limits | None = None,
           on_done=None) -> HttpResponse:
     """Run ``git http-backend`` with CGI ``env`` for ``request``. ``on_done(status)``
     runs once git's answer has been produced (e.g. to reconcile after a push)."""
     limits = limits or Limits()
-    slot = _slot(limits.concurrency)
-    if not slot.acquire(timeout=10):
+    semaphore = _slot(limits.concurrency)
+    if not semaphore.acquire(timeout=10):
         response = HttpResponse("kapi: too many git requests in progress; try again\n", status=503,
                                 content_type="text/plain")
         response["Retry-After"] = "5"
         return response
+    slot = _Held(semaphore)
     try:
         return _serve(request, env, push, limits, slot, on_done)
     except BaseException:
@@ -192,7 +208,11 @@ def _serve(request, env, push, limits, slot, on_done) -> HttpResponse:
             process.stdout.close()
 
     threading.Thread(target=pump, daemon=True, name="git-http-backend-out").start()
-    too_large, prefix = _feed(request, process, push, declared, limits.max_push)
+    try:
+        too_large, prefix = _feed(request, process, push, declared, limits.max_push)
+    except BaseException:  # the client went away mid-body, or worse
+        finish()
+        raise
     if too_large:
         finish()
         refs, caps = commands(prefix, request.META.get("HTTP_CONTENT_ENCODING", "").endswith("gzip"))
