@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "mine"}}
@@ -19,7 +19,7 @@ UP = "../" * 12
 def _setup(server, tmp_path, validate: bool = True) -> tuple[str, Work]:
     ns = unique("kesc")
     create(server,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           *sync_namespace(ns),
            {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},
             "spec": {"validateOnPush": validate}},
            {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
