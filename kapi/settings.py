@@ -188,3 +188,29 @@ CELERY_BEAT_SCHEDULE["sync-expire-retained"] = {
     "task": "kapi.sync.expire_retained",
     "schedule": float(os.environ.get("KAPI_GIT_RETENTION_SWEEP_SECONDS", "3600")),
 }
+
+# The sync's sandbox (issue 14): what a GitRepository may fetch and a kustomize
+# build may read, and the limits of renders and of git over HTTP.
+# Directories whose repositories ``file://`` URLs may name (os.pathsep-separated;
+# none by default; kapi's own data directory never, even if listed).
+SYNC_FILE_URL_ROOTS = [p for p in os.environ.get("KAPI_SYNC_FILE_URL_ROOTS", "").split(os.pathsep) if p]
+# Remote bases and resources in kustomizations (https://, git::, github.com/...):
+# refused unless "1" (Flux's --no-remote-bases is kapi's default).
+SYNC_KUSTOMIZE_REMOTE = os.environ.get("KAPI_SYNC_KUSTOMIZE_REMOTE", "0") == "1"
+SYNC_RENDER_TIMEOUT_SECONDS = float(os.environ.get("KAPI_SYNC_RENDER_TIMEOUT_SECONDS", "60"))
+SYNC_RENDER_MEMORY_BYTES = int(os.environ.get("KAPI_SYNC_RENDER_MEMORY_BYTES", str(2 << 30)))
+SYNC_RENDER_MAX_OUTPUT_BYTES = int(os.environ.get("KAPI_SYNC_RENDER_MAX_OUTPUT_BYTES", str(64 << 20)))
+# kustomize builds at once per process (API process or Celery worker); more wait.
+SYNC_RENDER_CONCURRENCY = int(os.environ.get("KAPI_SYNC_RENDER_CONCURRENCY", "2"))
+# Push-time validations at once per API process; more are refused ("busy").
+SYNC_PUSH_VALIDATIONS = int(os.environ.get("KAPI_SYNC_PUSH_VALIDATIONS", "2"))
+GIT_MAX_PUSH_BYTES = int(os.environ.get("KAPI_GIT_MAX_PUSH_BYTES", str(100 << 20)))
+GIT_HTTP_TIMEOUT_SECONDS = float(os.environ.get("KAPI_GIT_HTTP_TIMEOUT_SECONDS", "600"))
+# git http-backend processes at once per API process (more get 503 Retry-After):
+# a push's pre-receive hook calls back into the API, so this stays below the
+# request threads (KAPI_REQUEST_THREADS, 16).
+GIT_HTTP_CONCURRENCY = int(os.environ.get("KAPI_GIT_HTTP_CONCURRENCY", "4"))
+# A revision's unpacked tree (git stores identical files once: a small push can
+# unpack to a huge tree): larger ones are refused, not checked out.
+SYNC_MAX_CHECKOUT_BYTES = int(os.environ.get("KAPI_SYNC_MAX_CHECKOUT_BYTES", str(1 << 30)))
+SYNC_MAX_CHECKOUT_FILES = int(os.environ.get("KAPI_SYNC_MAX_CHECKOUT_FILES", "100000"))

@@ -145,6 +145,9 @@ _SYNC_SCHEMA = {
                     "properties": {
                         "kind": {"type": "string", "enum": ["GitRepository"], "default": "GitRepository"},
                         "name": {"type": "string", "minLength": 1},
+                        # Accepted only when it is the Sync's own namespace
+                        # (cross-namespace references are refused: validate()).
+                        "namespace": {"type": "string"},
                     },
                 },
                 "path": {"type": "string", "default": "./"},
@@ -343,6 +346,14 @@ class _SyncKindStrategy(CustomResourceStrategy):
                 causes.append(
                     Cause("FieldValueInvalid", f'Invalid value: "{value}": must be positive', f"spec.{field}")
                 )
+        ref_ns = (spec.get("sourceRef") or {}).get("namespace") if isinstance(spec.get("sourceRef"), dict) else None
+        if ref_ns and ref_ns != obj["metadata"].get("namespace"):
+            causes.append(Cause(
+                "FieldValueForbidden",
+                "Forbidden: cross-namespace references are not allowed: a Sync reads a GitRepository "
+                "of its own namespace only",
+                "spec.sourceRef.namespace",
+            ))
         return causes
 
     def validate_update(self, obj: dict, old: dict) -> list[Cause]:

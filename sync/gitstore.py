@@ -361,6 +361,7 @@ def _materialize(path: Path, base: Path, sha: str, env: dict[str, str] | None) -
                 # its checkout is an empty directory (the render says what is missing).
                 empty = not repo.git.ls_tree(sha)
                 if not empty:
+                    _check_size(repo, sha)
                     repo.archive(archive, sha, format="tar")
             if not empty:
                 archive.seek(0)
@@ -375,6 +376,35 @@ def _materialize(path: Path, base: Path, sha: str, env: dict[str, str] | None) -
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def _checkout_limits() -> tuple[int, int]:
+    from django.conf import settings
+
+    if not settings.configured:
+        return 1 << 30, 100_000
+    return (int(getattr(settings, "SYNC_MAX_CHECKOUT_BYTES", 1 << 30)),
+            int(getattr(settings, "SYNC_MAX_CHECKOUT_FILES", 100_000)))
+
+
+def _check_size(repo: git.Repo, sha: str) -> None:
+    """Refuse a revision whose tree is larger than the checkout limits
+    (``KAPI_SYNC_MAX_CHECKOUT_BYTES``/``_FILES``), measured from git's object
+    headers before anything is written: git stores one blob for many identical
+    files, so a push of a few KiB could otherwise unpack to fill the disk."""
+    max_bytes, max_files = _checkout_limits()
+    files = size = 0
+    for entry in repo.git.ls_tree("-r", "-l", "-z", sha).split("\0"):
+        meta = entry.partition("\t")[0].split()
+        if len(meta) == 4:
+            files += 1
+            size += int(meta[3]) if meta[3].isdigit() else 0
+    if files > max_files:
+        raise GitError(f"revision {sha[:12]} has {files} files, over the limit of {max_files} "
+                       "(KAPI_SYNC_MAX_CHECKOUT_FILES)")
+    if size > max_bytes:
+        raise GitError(f"revision {sha[:12]} is {size} bytes unpacked, over the limit of {max_bytes} "
+                       "(KAPI_SYNC_MAX_CHECKOUT_BYTES)")
 
 
 def _trim(base: Path) -> None:

@@ -10,10 +10,15 @@ updates to ``/hooks/pre-receive/<namespace>/<name>`` with the pusher's token,
 and this process runs ``sync.prereceive.check_push`` (no Django boot per
 push). An accepted push asks for the repository to be reconciled at once.
 
+``git http-backend`` runs streamed and bounded (``sync.gitbackend``: push size
+limit, timeout, concurrency). RBAC is checked before the repository is looked
+up, so a user who may not see a repository cannot tell whether it exists.
+
 ``/hooks/git/<namespace>/<name>`` accepts forge webhooks authenticated by the
 Secret named in ``spec.webhookSecretRef`` (key ``token``): GitHub's
 ``X-Hub-Signature-256``, Gitea's ``X-Gitea-Signature`` (HMAC-SHA256 of the
-body) or GitLab's ``X-Gitlab-Token``; it triggers an immediate fetch.
+body) or GitLab's ``X-Gitlab-Token``; it triggers an immediate fetch. A
+missing repository, a missing secret and a bad signature answer the same 401.
 
 Both answer like git and the forges expect, not with Kubernetes ``Status``
 objects (``kapi.api.middleware`` leaves these paths alone).
@@ -27,7 +32,7 @@ import hmac
 import io
 import json
 import os
-import subprocess
+import threading
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -36,7 +41,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from kapi.runtime import config
-from sync import gitstore, queue
+from sync import gitbackend, gitstore, queue
 from sync.api import repository_type
 from sync.hookerrors import refusing
 
@@ -108,18 +113,20 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
     user = _user(request)
     if user is None:
         return _challenge()
-    repo = _hosted(namespace, name)
-    if repo is None:
-        return HttpResponse("repository not found\n", status=404, content_type="text/plain")
     service = request.GET.get("service") or rest.rsplit("/", 1)[-1]
     if service not in _SERVICES and not rest.startswith(("info/", "HEAD", "objects/")):
         return HttpResponse("not found\n", status=404, content_type="text/plain")
     # Clone and fetch need get on the GitRepository, push needs update (RBAC).
+    # Authorized before looked up, as kube-apiserver: whoever may not see the
+    # repository learns nothing of whether it exists.
     verb = "update" if service == "git-receive-pack" else "get"
     try:
         access.check(user, verb, repository_type(), namespace, name)
     except errors.StatusError as exc:
         return HttpResponse(exc.status["message"] + "\n", status=403, content_type="text/plain")
+    repo = _hosted(namespace, name)
+    if repo is None:
+        return HttpResponse("repository not found\n", status=404, content_type="text/plain")
     branch = ((repo.get("spec") or {}).get("ref") or {}).get("branch") or "main"
     gitstore.ensure_hosted(namespace, name, branch)
     env = {
@@ -135,32 +142,50 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
         "KAPI_DATA_DIR": str(config.data_dir()),
         "KAPI_PUSH_USER": user.username,
     }
-    if service == "git-receive-pack":
+    push = service == "git-receive-pack"
+    if push:
         env.update(_hook_env(request, namespace, name))
     for header in ("HTTP_CONTENT_ENCODING", "HTTP_GIT_PROTOCOL"):
         if header in request.META:
             env[header] = request.META[header]
-    body = request.read() if request.method == "POST" else b""
-    env["CONTENT_LENGTH"] = str(len(body))
-    done = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True)
-    head, _, payload = done.stdout.partition(b"\r\n\r\n")
-    if not _:
-        head, _, payload = done.stdout.partition(b"\n\n")
-    status = 200
-    headers: list[tuple[str, str]] = []
-    for line in head.decode("latin-1").splitlines():
-        key, _, value = line.partition(":")
-        if key.lower() == "status":
-            status = int(value.strip().split()[0])
-        elif key:
-            headers.append((key.strip(), value.strip()))
-    response = HttpResponse(payload, status=status)
-    for key, value in headers:
-        response[key] = value
-    if service == "git-receive-pack" and request.method == "POST" and status == 200:
-        # Accepted (or partly): fetch the new revision and reconcile its Syncs now.
-        queue.request(queue.REPOSITORY, namespace, name, "push")
-    return response
+
+    def pushed(status: int) -> None:
+        if push and request.method == "POST" and status == 200:
+            # Accepted (or partly): fetch the new revision and reconcile its Syncs now.
+            queue.request(queue.REPOSITORY, namespace, name, "push")
+
+    return gitbackend.serve(request, env, push=push, on_done=pushed)
+
+
+#: The largest pre-receive request (ref updates and a path) and forge webhook body.
+MAX_HOOK_BODY = 1 << 20
+MAX_WEBHOOK_BODY = 25 << 20  # GitHub's own cap on payloads
+
+
+def _read_capped(request: HttpRequest, cap: int) -> bytes | None:
+    """The request body, or None past ``cap`` bytes (read no further)."""
+    stream = request if request.META.get("CONTENT_LENGTH") else request.META["wsgi.input"]
+    data = bytearray()
+    while piece := stream.read(65536):
+        data += piece
+        if len(data) > cap:
+            return None
+    return bytes(data)
+
+
+_validations_lock = threading.Lock()
+_validations: list[threading.BoundedSemaphore] = []
+
+
+def _validation_slot() -> threading.BoundedSemaphore:
+    """Push-time validations at once in this API process (``KAPI_SYNC_PUSH_VALIDATIONS``):
+    each renders and dry-runs a revision inside a request thread."""
+    from django.conf import settings
+
+    with _validations_lock:
+        if not _validations:
+            _validations.append(threading.BoundedSemaphore(max(1, int(settings.SYNC_PUSH_VALIDATIONS))))
+        return _validations[0]
 
 
 @csrf_exempt
@@ -169,21 +194,26 @@ def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse
     """Validate-on-push for the hook (``sync.prereceive_hook``), in this warm
     process: the pusher's token, ``update`` on the GitRepository as for the
     push itself, and the push's quarantine directory inside that repository.
-    Any failure is a refusal with one readable line (``sync.hookerrors``)."""
+    Any failure is a refusal with one readable line (``sync.hookerrors``).
+    At most ``KAPI_SYNC_PUSH_VALIDATIONS`` run at once; a push that finds no
+    slot within a minute is refused with a line saying so."""
     if request.method != "POST":
         return JsonResponse({"message": "POST only"}, status=405)
     user = _user(request)
     if user is None:
         return _challenge()
-    repo = _hosted(namespace, name)
-    if repo is None:
-        return JsonResponse({"message": "repository not found"}, status=404)
     try:
         access.check(user, "update", repository_type(), namespace, name)
     except errors.StatusError as exc:
         return JsonResponse({"message": exc.status["message"]}, status=403)
+    repo = _hosted(namespace, name)
+    if repo is None:
+        return JsonResponse({"message": "repository not found"}, status=404)
+    raw = _read_capped(request, MAX_HOOK_BODY)
     try:
-        body = json.loads(request.body)
+        if raw is None:
+            raise ValueError("too large")
+        body = json.loads(raw)
         updates = [str(line) for line in body.get("updates") or []]
         quarantine = str(body.get("quarantine") or "")
     except (ValueError, AttributeError):
@@ -193,49 +223,82 @@ def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse
         return JsonResponse({"message": f"quarantine {quarantine!r} is not inside the repository"}, status=400)
     from sync.prereceive import check_push
 
+    slot = _validation_slot()
+    if not slot.acquire(timeout=60):
+        return JsonResponse({"accepted": False, "messages": [
+            "kapi: push rejected: the server is busy validating other pushes; try again"]})
     out = io.StringIO()
-    accepted = check_push(namespace, name, updates, out, git_env)
+    try:
+        accepted = check_push(namespace, name, updates, out, git_env)
+    except gitstore.GitError as exc:
+        # e.g. a tree over the checkout limits: a clear line, not a 500.
+        out.write(f"kapi: push rejected: {exc}\n")
+        accepted = False
+    finally:
+        slot.release()
     return JsonResponse({"accepted": accepted, "messages": out.getvalue().splitlines()})
 
 
-def _secret_token(repo: dict) -> str | None:
+def _secret_token(namespace: str, name: str) -> str | None:
+    """The webhook token of a GitRepository, None whatever the reason it has none."""
     from sync.source import secret_data
 
+    try:
+        repo = Registry().get(repository_type(), namespace, name)
+    except errors.StatusError:
+        return None
     ref = ((repo.get("spec") or {}).get("webhookSecretRef") or {}).get("name")
     if not ref:
         return None
     try:
-        return secret_data(repo["metadata"]["namespace"], ref).get("token")
+        return secret_data(namespace, ref).get("token") or None
     except errors.StatusError:
         return None
 
 
-def _signed(secret: str, body: bytes, signature: str) -> bool:
-    digest = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(signature.removeprefix("sha256="), digest)
+#: Stands in for a missing secret, so every refusal costs the same work.
+_NO_SECRET = "kapi-no-secret-" + os.urandom(16).hex()
+
+
+def _digest(request: HttpRequest, secret: str) -> str | None:
+    """HMAC-SHA256 of the body as it streams in (nothing kept); None past the cap."""
+    mac = hmac.new(secret.encode(), digestmod=hashlib.sha256)
+    stream = request if request.META.get("CONTENT_LENGTH") else request.META["wsgi.input"]
+    size = 0
+    while piece := stream.read(65536):
+        size += len(piece)
+        if size > MAX_WEBHOOK_BODY:
+            return None
+        mac.update(piece)
+    return mac.hexdigest()
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time comparison of a header (any bytes) with the expected value."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode())
 
 
 @csrf_exempt
 def webhook(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    """A forge's push notification. A missing repository, one without a webhook
+    secret and a bad signature all get the same 401: nobody can learn from this
+    endpoint which repositories exist."""
     if request.method != "POST":
         return JsonResponse({"message": "POST only"}, status=405)
-    try:
-        repo = Registry().get(repository_type(), namespace, name)
-    except errors.StatusError:
-        return JsonResponse({"message": "not found"}, status=404)
-    secret = _secret_token(repo)
-    if not secret:
-        return JsonResponse({"message": "no webhook secret configured"}, status=403)
-    body = request.read()
+    secret = _secret_token(namespace, name)
+    key = secret or _NO_SECRET
     meta = request.META
+    digest = _digest(request, key)
     ok = False
+    if digest is None:
+        return JsonResponse({"message": f"body is larger than {MAX_WEBHOOK_BODY} bytes"}, status=413)
     if "HTTP_X_HUB_SIGNATURE_256" in meta:
-        ok = _signed(secret, body, meta["HTTP_X_HUB_SIGNATURE_256"])
+        ok = _same(meta["HTTP_X_HUB_SIGNATURE_256"].removeprefix("sha256="), digest)
     elif "HTTP_X_GITEA_SIGNATURE" in meta:
-        ok = _signed(secret, body, meta["HTTP_X_GITEA_SIGNATURE"])
+        ok = _same(meta["HTTP_X_GITEA_SIGNATURE"], digest)
     elif "HTTP_X_GITLAB_TOKEN" in meta:
-        ok = hmac.compare_digest(meta["HTTP_X_GITLAB_TOKEN"], secret)
-    if not ok:
+        ok = _same(meta["HTTP_X_GITLAB_TOKEN"], key)
+    if not ok or secret is None:
         return JsonResponse({"message": "signature or token does not match"}, status=401)
     queue.request(queue.REPOSITORY, namespace, name, "webhook")
     return JsonResponse({"message": "fetch requested"}, status=202)

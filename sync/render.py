@@ -2,7 +2,8 @@
 
 Every ``*.yaml``, ``*.yml`` and ``*.json`` file under the path, recursively, in
 sorted order (multi-document YAML, ``kind: List`` expanded); a directory with a
-``kustomization.yaml`` is built with ``kubectl kustomize`` instead. Nothing here
+``kustomization.yaml`` is built with ``kubectl kustomize`` instead, confined to
+the checkout and boxed (``sync.kustomize``, ``sync.sandbox``). Nothing here
 trusts the repository: paths that leave the checkout (``..``, symlinks), files
 above ``MAX_FILE_BYTES``, YAML that does not parse and documents without
 ``apiVersion``/``kind``/``metadata.name`` are all reported as ``RenderError``
@@ -18,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -27,17 +27,16 @@ from typing import Any
 import pathspec
 import yaml
 
+from sync import kustomize, sandbox
 from sync.deadline import TimeoutExceeded
 from sync.deadline import check as check_deadline
 
 __all__ = ["MAX_FILE_BYTES", "RenderError", "ignore_spec", "render"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
-#: The longest a kustomize build may run, whatever the Sync's timeout.
-KUSTOMIZE_TIMEOUT = 120.0
 MAX_OBJECTS = 20_000
 _SUFFIXES = (".yaml", ".yml", ".json")
-_KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_KUSTOMIZATIONS = kustomize.KUSTOMIZATIONS
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -235,37 +234,30 @@ def _kustomize(
     ignored: pathspec.PathSpec | None = None,
     deadline: float | None = None,
 ) -> list[dict[str, Any]]:
-    """``kubectl kustomize`` of ``base``. With ``spec.ignore`` it builds a copy of
-    the checkout without the ignored files, as Flux builds from an artifact that
-    never contained them (a kustomization may reach files outside ``base``)."""
+    """``kubectl kustomize`` of ``base`` (``sync.kustomize.build``). With
+    ``spec.ignore`` it builds a copy of the checkout without the ignored files,
+    as Flux builds from an artifact that never contained them (a kustomization
+    may reach files outside ``base``)."""
     if ignored is not None:
         with tempfile.TemporaryDirectory(prefix="kapi-kustomize-") as tmp:
             copy = Path(tmp) / "checkout"
             _copy_without_ignored(root, copy, ignored)
             return _kustomize(copy, copy / base.relative_to(root), None, deadline)
-    kubectl = shutil.which("kubectl")
-    if kubectl is None:
-        raise RenderError(["kubectl is not installed: cannot build kustomization"])
-    limit = KUSTOMIZE_TIMEOUT
-    if deadline is not None:
-        left = deadline - time.time()
-        check_deadline(deadline, "rendering", 0, 1, "files")
-        limit = min(limit, left)
-    try:
-        done = subprocess.run(
-            [kubectl, "kustomize", str(base)], capture_output=True, timeout=limit, cwd=root
-        )
-    except subprocess.TimeoutExpired:
-        if limit < KUSTOMIZE_TIMEOUT:
-            raise TimeoutExceeded("rendering", 0, 1, "files") from None
-        raise RenderError(["kustomize build timed out"]) from None
     rel = base.relative_to(root).as_posix() or "."
-    if done.returncode != 0:
-        raise RenderError([f"kustomize build {rel}: {done.stderr.decode(errors='replace').strip()}"])
-    problems: list[str] = []
-    objects = _documents(f"kustomize build {rel}", done.stdout, problems)
+    check_deadline(deadline, "rendering", 0, 1, "files")
+    try:
+        problems, output = kustomize.build(root, base, deadline)
+    except sandbox.SandboxTimeout as exc:
+        if deadline is not None and time.time() >= deadline:
+            raise TimeoutExceeded("rendering", 0, 1, "files") from None
+        raise RenderError([f"kustomize build {rel}: {exc}"]) from None
     if problems:
-        raise RenderError(problems)
+        # kustomize's messages name the checkout's place on the server: keep it private.
+        raise RenderError([p.replace(f"{root}/", "").replace(str(root), ".") for p in problems])
+    bad: list[str] = []
+    objects = _documents(f"kustomize build {rel}", output, bad)
+    if bad:
+        raise RenderError(bad)
     return objects
 
 

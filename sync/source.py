@@ -18,6 +18,7 @@ from kapi.registry.store import Registry, now_rfc3339
 from sync import gitstore, queue
 from sync.api import parse_duration, repository_type, sync_type
 from sync.credentials import GitCredentials
+from sync.localsource import SourceRefused, check_url
 from sync.status import set_condition, update_status
 
 __all__ = ["reconcile_repository", "repository_dir", "secret_data", "syncs_of"]
@@ -65,6 +66,12 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
     if spec.get("suspend"):
         return None
     generation = meta.get("generation")
+    if spec.get("url"):
+        try:
+            check_url(spec["url"])
+        except SourceRefused as exc:
+            _refuse(repo, str(exc), registry)
+            return interval
     _mark_reconciling(repo, registry)
     try:
         if spec.get("url"):
@@ -111,6 +118,23 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
         for sync in syncs_of(namespace, name, registry):
             queue.request(queue.SYNC, namespace, sync["metadata"]["name"], "revision")
     return interval if spec.get("url") else None
+
+
+def _refuse(repo: dict, message: str, registry: Registry) -> None:
+    """Ready=False and Stalled=True, Flux's ``AccessDenied``: only a new
+    ``spec.url`` (or an administrator's setting) can fix it. Nothing is fetched,
+    and a previous artifact is withdrawn so that no Sync applies it again."""
+    meta = repo["metadata"]
+    generation = meta.get("generation")
+
+    def refused(status: dict) -> None:
+        set_condition(status, "Ready", "False", "AccessDenied", message, generation)
+        set_condition(status, "Stalled", "True", "AccessDenied", message, generation)
+        status["conditions"] = [c for c in status["conditions"] if c["type"] != "Reconciling"]
+        status.pop("artifact", None)
+        status["observedGeneration"] = generation
+
+    update_status(repository_type(), meta["namespace"], meta["name"], refused, registry)
 
 
 def _mark_reconciling(repo: dict, registry: Registry) -> None:

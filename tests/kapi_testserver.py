@@ -129,6 +129,9 @@ def start_server(
     full_env = dict(os.environ if env is None else env)
     full_env.pop("KAPI_DATA_DIR", None)
     full_env["PYTHONUNBUFFERED"] = "1"
+    # Tests fetch file:// remotes from their temporary directories; a server
+    # allows none unless told (kapi's data directory never: sync.localsource).
+    full_env.setdefault("KAPI_SYNC_FILE_URL_ROOTS", tempfile.gettempdir())
     argv = [
         sys.executable,
         str(ROOT / "manage.py"),

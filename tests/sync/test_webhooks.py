@@ -2,7 +2,9 @@
 its forge sends it (GitHub ``X-Hub-Signature-256: sha256=<hex>``, Gitea
 ``X-Gitea-Signature: <hex>``, both HMAC-SHA256 of the body with the shared
 secret; GitLab ``X-Gitlab-Token: <secret>``): a good one fetches a ``file://``
-remote at once (its interval is an hour), a bad one is 401 and fetches nothing."""
+remote at once (its interval is an hour), a bad one is 401 and fetches nothing.
+A missing repository, one without a webhook secret and a bad signature get
+the very same answer, so nobody can learn which repositories exist."""
 
 from __future__ import annotations
 
@@ -103,7 +105,8 @@ def test_forge_webhook_fetches_at_once_and_bad_ones_do_not(kapi_server, tmp_path
     if forge != "gitlab":
         assert _post(kapi_server, path, sign(SECRET, BODY + b" ")) == 401
     assert _post(kapi_server, path, {}) == 401
-    assert _post(kapi_server, f"/hooks/git/{ns}/missing", sign(SECRET, BODY)) == 404
+    # No enumeration: a missing repository answers as a bad signature does.
+    assert _post(kapi_server, f"/hooks/git/{ns}/missing", sign(SECRET, BODY)) == 401
     time.sleep(2)  # a fetch, had one been requested, lands well within this
     assert _revision(kapi_server, ns) == f"main@sha1:{first}"
 
@@ -111,3 +114,38 @@ def test_forge_webhook_fetches_at_once_and_bad_ones_do_not(kapi_server, tmp_path
     wait_for(lambda: _revision(kapi_server, ns) == f"main@sha1:{second}", timeout=15, what="the webhook's fetch")
 
     wait_for(_applied(kapi_server, ns, "2"), timeout=15, what="the fetched revision to be applied")
+
+
+def test_webhook_answers_do_not_reveal_which_repositories_exist(kapi_server):
+    """Same status and body for: no such namespace, no such repository, a
+    repository without webhookSecretRef, one whose Secret is missing, a bad
+    signature; and a header that is not ASCII is a 401 too, never a 500."""
+    ns = unique("hook-enum")
+    create(kapi_server,
+           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hook", "namespace": ns},
+            "data": {"token": base64.b64encode(SECRET).decode()}},
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "nosecret", "namespace": ns},
+            "spec": {}},
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "gone", "namespace": ns},
+            "spec": {"webhookSecretRef": {"name": "missing"}}},
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "real", "namespace": ns},
+            "spec": {"webhookSecretRef": {"name": "hook"}}})
+    context = ssl.create_default_context(cafile=str(kapi_server.ca_path))
+
+    def answer(path: str, headers: dict) -> tuple[int, bytes]:
+        request = urllib.request.Request(kapi_server.url + path, data=BODY, method="POST",
+                                         headers={"Content-Type": "application/json", **headers})
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    bad = FORGES["github"](b"guess", BODY)
+    answers = {answer(path, bad) for path in (
+        "/hooks/git/no-such-namespace/x", f"/hooks/git/{ns}/missing", f"/hooks/git/{ns}/nosecret",
+        f"/hooks/git/{ns}/gone", f"/hooks/git/{ns}/real")}
+    assert answers == {(401, b'{"message": "signature or token does not match"}')}
+    assert answer(f"/hooks/git/{ns}/real", {"X-Gitlab-Token": "caf\u00e9"})[0] == 401
+    assert answer(f"/hooks/git/{ns}/real", FORGES["github"](SECRET, BODY))[0] == 202
