@@ -32,7 +32,15 @@ def _restricted(kapi_server: KapiServer, make_user, ns: str):
         "--resource=configmaps",
         "--resource-name=x",
     )
-    k("create", "rolebinding", "only-x", "-n", ns, "--role=only-x", f"--user={user.name}")
+    k(
+        "create",
+        "rolebinding",
+        "only-x",
+        "-n",
+        ns,
+        "--role=only-x",
+        f"--user={user.name}",
+    )
     eventually(lambda: user.can_i("get", "configmaps/x", "-n", ns))
     return user
 
@@ -89,7 +97,9 @@ def test_list_by_name_field_selector_is_allowed_and_nothing_wider(
     assert other_ns.status_code == 403
 
 
-def test_kubectl_get_one_configmap_watch(kapi_server: KapiServer, make_user, ns) -> None:
+def test_kubectl_get_one_configmap_watch(
+    kapi_server: KapiServer, make_user, ns
+) -> None:
     """``kubectl get cm x -w`` as the restricted user streams x's changes
     (its watch is ``?fieldSelector=metadata.name=x&watch=true``) and never y."""
     user = _restricted(kapi_server, make_user, ns)
@@ -132,7 +142,9 @@ def test_kubectl_get_one_configmap_watch(kapi_server: KapiServer, make_user, ns)
         k("label", "cm", "y", "-n", ns, "seen=no")
         k("label", "cm", "x", "-n", ns, "seen=yes")
         eventually(
-            lambda: any((o["metadata"].get("labels") or {}).get("seen") == "yes" for o in seen),
+            lambda: any(
+                (o["metadata"].get("labels") or {}).get("seen") == "yes" for o in seen
+            ),
             timeout=30,
         )
         assert watcher.poll() is None, watcher.stderr.read()

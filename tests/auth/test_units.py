@@ -175,18 +175,18 @@ def test_index_is_not_answered_stale_while_rebuilding(monkeypatch) -> None:
 
     from kapi.auth import rbac
 
-    old = rbac.PolicyIndex(revision=1)
+    old = rbac.PolicyIndex(revision=1, stamp=(1, 1, 1))
     building = threading.Event()
     release = threading.Event()
-    revision = {"now": 2}
+    stamp = {"now": (2, 2, 3)}
 
-    def load(rev: int) -> rbac.PolicyIndex:
+    def load(now: tuple) -> rbac.PolicyIndex:
         building.set()
         assert release.wait(10)
-        return rbac.PolicyIndex(revision=rev)
+        return rbac.PolicyIndex(revision=now[0], stamp=now)
 
     monkeypatch.setattr(rbac, "_state", rbac._State())
-    monkeypatch.setattr(rbac, "_revision", lambda: revision["now"])
+    monkeypatch.setattr(rbac, "_stamp", lambda: stamp["now"])
     monkeypatch.setattr(rbac, "_load", load)
     rbac._state.index = old
     got: dict[str, rbac.PolicyIndex] = {}
