@@ -28,10 +28,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-import yaml
-from _load import Target, percentile
-from _watch import check_streams, raw_watcher, serve
-from kapi_testserver import ROOT, server_processes
+import yaml  # noqa: E402
+from _load import Target, percentile  # noqa: E402
+from _watch import check_streams, raw_watcher, serve  # noqa: E402
+from kapi_testserver import ROOT, server_processes  # noqa: E402
 
 
 def _request(target: Target, method: str, path: str, body: dict | None = None) -> dict:
