@@ -17,7 +17,11 @@ from datetime import UTC, datetime
 from rest_framework.permissions import BasePermission
 
 from kapi import errors
-from kapi.api.request_info import parse_request_path, verb_for
+from kapi.api.request_info import (
+    name_from_field_selector,
+    parse_request_path,
+    verb_for,
+)
 from kapi.auth import access, audit
 from kapi.auth.attributes import Attributes, forbidden
 from kapi.auth.impersonation import impersonate
@@ -34,6 +38,10 @@ def request_attributes(request, user, resource_view: bool) -> Attributes:
     watch = request.GET.get("watch", "").lower() in ("1", "true")
     verb = verb_for(request.method, info, watch)
     namespace = info.namespace or ""
+    name = info.name
+    if verb in ("list", "watch") and not name:
+        # The value the handler filters by (the last one, as scope.param reads it).
+        name = name_from_field_selector(request.GET.get("fieldSelector"))
     if info.resource == "namespaces" and info.namespace is None and info.name:
         namespace = info.name  # kube authorizes a namespace within itself
     return Attributes(
@@ -45,7 +53,7 @@ def request_attributes(request, user, resource_view: bool) -> Attributes:
         info.version,
         info.resource,
         info.subresource,
-        info.name,
+        name,
     )
 
 

@@ -5,13 +5,22 @@
 name="name", subresource="status")``. The verb comes from the HTTP method plus
 whether a name is given (``list`` vs ``get``, ``deletecollection`` vs
 ``delete``) and ``?watch``.
+
+A list or watch has no name in its path, but kube gives it one when its
+``fieldSelector`` pins ``metadata.name`` (``name_from_field_selector``): so a
+Role with ``resourceNames: [x]`` and ``list``/``watch`` allows
+``GET .../configmaps?fieldSelector=metadata.name=x`` (what ``kubectl get cm x
+-w`` sends), and nothing wider.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["RequestInfo", "parse_request_path", "verb_for"]
+from kapi.selectors.errors import SelectorError
+from kapi.selectors.fields import parse_field_selector
+
+__all__ = ["RequestInfo", "name_from_field_selector", "parse_request_path", "verb_for"]
 
 
 @dataclass(frozen=True)
@@ -77,3 +86,37 @@ def verb_for(method: str, info: RequestInfo, watch: bool) -> str:
     if method == "DELETE":
         return "delete" if info.name else "deletecollection"
     return method.lower()
+
+
+class _AnyField(dict):
+    """Every field is selectable: the request info reads the selector before
+    the resource's own field labels are checked (kube parses it generically)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> str:
+        return key
+
+
+def name_from_field_selector(selector: str | None) -> str:
+    """The name a list or watch addresses through its field selector, or "".
+
+    kube's ``RequestInfoFactory``: when the selector requires
+    ``metadata.name=X`` (``=`` or ``==``; ``!=`` does not count) the request
+    info's name is X, so RBAC's ``resourceNames`` apply. A selector that does
+    not parse, or an X that is not a valid path segment name (``.``, ``..``,
+    containing ``/`` or ``%``), gives no name. The caller must pass the same
+    ``fieldSelector`` value the handler filters by, so the name authorized is
+    the only one listed.
+    """
+    if not selector:
+        return ""
+    try:
+        parsed = parse_field_selector(selector, _AnyField())
+    except SelectorError:
+        return ""
+    name = parsed.requires_exact("metadata.name") or ""
+    if name in (".", "..") or "/" in name or "%" in name:
+        return ""
+    return name

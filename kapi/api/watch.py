@@ -14,8 +14,6 @@ does; a Table carries its column definitions in the first event only
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import AsyncIterator
 
 import orjson
@@ -49,78 +47,45 @@ def encode_event(event_type: str, obj: dict) -> bytes:
     return orjson.dumps({"type": event_type, "object": obj}) + b"\n"
 
 
-#: How often (at most) a watch re-checks that its user may still watch.
-PERMISSION_RECHECK_SECONDS = 1.0
+def _credentials(scope: RequestScope, request):
+    """What the watch was allowed with, to re-check it as RBAC and identities
+    change (``kapi.auth.revocation``); None for in-process users (the git
+    sync's own reads), which no revocation applies to."""
+    from kapi.auth.revocation import Credentials
+    from kapi.auth.user import UserInfo
 
-
-def _permission(scope: RequestScope):
-    """A check that the watch's user may still watch, or None when there is
-    nothing to re-check (in-process users; ``system:masters``, whom the
-    authorizer always allows)."""
-    from kapi.auth import access
-    from kapi.auth.attributes import Attributes
-    from kapi.auth.user import SYSTEM_MASTERS, UserInfo
-
-    user = scope.user
-    if not isinstance(user, UserInfo) or SYSTEM_MASTERS in user.groups:
+    raw = getattr(request, "_request", request)
+    attrs = getattr(raw, "kapi_attrs", None)
+    requester = getattr(raw, "kapi_user", None)
+    if not isinstance(scope.user, UserInfo) or attrs is None or not isinstance(requester, UserInfo):
         return None
-    rt = scope.resource
-    namespace = (scope.namespace or "") if rt.namespaced else ""
-    attrs = Attributes(user, "watch", True, namespace, rt.group, rt.version, rt.plural, "", scope.name)
-
-    def allowed() -> bool:
-        try:
-            return access.allowed(attrs)
-        finally:
-            connection.close()  # this runs on an executor thread: give its connection back
-
-    return _SharedCheck(attrs, allowed)
-
-
-class _SharedCheck:
-    """A permission re-check shared by every watch with the same attributes.
-
-    1,000 watches of one user re-checking every second were 1,000 executor
-    hops a second, each landing right when an event woke them all. Now a
-    check's answer is reused by the watches that ask within half a recheck
-    interval of its start, so they cost one hop (and a revocation still ends
-    every watch within 1.5 rechecks)."""
-
-    _recent: dict = {}  # attrs -> (started, loop, future)
-
-    def __init__(self, attrs, check) -> None:
-        self.attrs = attrs
-        self.check = check
-
-    async def __call__(self) -> bool:
-        loop = asyncio.get_running_loop()
-        now = time.monotonic()
-        try:
-            entry = self._recent.get(self.attrs)
-        except TypeError:  # unhashable attributes: check alone
-            return await asyncio.to_thread(self.check)
-        if entry is None or entry[1] is not loop or now - entry[0] >= PERMISSION_RECHECK_SECONDS / 2:
-            if len(self._recent) > 4096:
-                self._recent.clear()
-            entry = (now, loop, asyncio.ensure_future(asyncio.to_thread(self.check)))
-            self._recent[self.attrs] = entry
-        return await asyncio.shield(entry[2])
+    token = getattr(request, "auth", None)
+    return Credentials.of(requester, token if isinstance(token, str) else None, raw.META, attrs)
 
 
 async def _frames(
-    plan, registry: Registry, transform, include_object: str, permitted=None
+    plan, registry: Registry, transform, include_object: str, creds=None
 ) -> AsyncIterator[bytes]:
     first = True
     pending: list[bytes] = []
     tkey = (transform, include_object)
-    checked = time.monotonic()
+    guard = None
+    if creds is not None:
+        from kapi.auth import revocation
+        from kapi.storage.watchcache import watch_cache
+
+        cache = watch_cache()
+        await cache.start()
+        guard = revocation.Guard(revocation.monitor(cache), creds)
+        # The request was authorized on an index up to 0.25 s old: check
+        # again on one at least as new as the initial events.
+        if not await guard.allowed():
+            return
     async for event in stream(plan, registry, on_stalled=connection_closer()):
-        if permitted is not None and time.monotonic() - checked >= PERMISSION_RECHECK_SECONDS:
-            # RBAC changed under the watch: once the user may no longer watch,
-            # nothing more is sent and the stream ends.
-            checked = time.monotonic()
-            if not await permitted():
-                return
+        if guard is not None and not guard.unchanged() and not await guard.allowed():
+            # A permission went (RBAC, the token, the user) no later than this
+            # event: nothing more is sent, and the stream ends.
+            return
         frame = _encode(plan, event, transform, include_object, first, tkey)
         if event.type != "ERROR":
             first = False
@@ -171,7 +136,7 @@ def serve_watch(scope: RequestScope, registry: Registry, request) -> WatchStream
             f'includeObject: Unsupported value: "{include_object}": supported values: "None", "Metadata", "Object"'
         )
     response = WatchStreamResponse(
-        _frames(plan, registry, transform, include_object, _permission(scope)),
+        _frames(plan, registry, transform, include_object, _credentials(scope, request)),
         content_type=output.content_type if "json" in output.content_type else "application/json",
         status=200,
     )

@@ -7,8 +7,12 @@ its bindings grant. An aggregating ClusterRole's rules are read from ``.rules``,
 where the aggregation controller (``kapi.lifecycle.aggregation``) writes them.
 A request is allowed when any rule of a binding in its namespace or of a
 ClusterRoleBinding matching the user or one of its groups allows it; there is no
-deny. The index is rebuilt when storage holds a newer RBAC change, checked at
-most every ``FRESHNESS_SECONDS`` (and at once after this process wrote one).
+deny. The index is rebuilt when storage's RBAC change log looks different,
+checked at most every ``FRESHNESS_SECONDS`` (and at once after this process
+wrote one, or with ``index(fresh=True)``). "Different" is the log's stamp (its
+newest version, row count and version sum), not its newest version alone:
+versions commit out of order, so a change with a lower version than the
+newest one read can still become visible later, and must not be missed.
 
 A denial is never answered from an index that might be stale: before saying no,
 ``authorize`` checks storage again. So a grant is seen by every API process as
@@ -66,6 +70,8 @@ class PolicyIndex:
     # namespace ("" = cluster-wide) -> ("User"|"Group", name) -> grants
     grants: dict[str, dict[tuple[str, str], list[_Grant]]] = field(default_factory=dict)
     revision: int = -1
+    #: The change log's stamp this index was read at (see ``_stamp``).
+    stamp: tuple = ()
 
     # (username, groups, namespace) -> grants: the lookup of a caller's bindings,
     # made once per index (a new index starts empty) and bounded.
@@ -109,6 +115,7 @@ def build_index(
     bindings: list[dict],
     cluster_bindings: list[dict],
     revision: int = -1,
+    stamp: tuple = (),
 ) -> PolicyIndex:
     # ``.rules`` as stored, as kube reads them: for an aggregating ClusterRole the
     # aggregation controller (and the bootstrap) keep them the union it selects.
@@ -121,7 +128,7 @@ def build_index(
         )
         for r in roles
     }
-    idx = PolicyIndex(revision=revision)
+    idx = PolicyIndex(revision=revision, stamp=stamp)
     for binding, cluster in [(b, True) for b in cluster_bindings] + [
         (b, False) for b in bindings
     ]:
@@ -162,19 +169,26 @@ class _State:
 _state = _State()
 
 
-def _revision() -> int:
+def _stamp() -> tuple[int, int, int]:
+    """(newest version, rows, sum of versions) of the RBAC change log.
+
+    A change committed late with a version below the newest one moves the
+    count and the sum; compaction deleting rows moves them too (a needless
+    rebuild, never a missed one)."""
     from django.db import connection
 
     with connection.cursor() as cur:
         cur.execute(
-            'SELECT coalesce(max(resource_version), 0) FROM kapi_change WHERE "group" = %s',
+            "SELECT coalesce(max(resource_version), 0), count(*),"
+            " coalesce(sum(resource_version), 0)"
+            ' FROM kapi_change WHERE "group" = %s',
             [RBAC_GROUP],
         )
-        (rev,) = cur.fetchone()
-    return int(rev)
+        rev, rows, total = cur.fetchone()
+    return int(rev), int(rows), int(total)
 
 
-def _load(revision: int) -> PolicyIndex:
+def _load(stamp: tuple) -> PolicyIndex:
     from kapi.registry.catalog import catalog
     from kapi.registry.store import Registry
 
@@ -189,7 +203,8 @@ def _load(revision: int) -> PolicyIndex:
         items("clusterroles"),
         items("rolebindings"),
         items("clusterrolebindings"),
-        revision,
+        stamp[0],
+        stamp,
     )
 
 
@@ -206,8 +221,9 @@ def refresh() -> bool:
 
 
 def index(fresh: bool = False) -> PolicyIndex:
-    """The current policy index, rebuilt when storage has newer RBAC objects
-    (looked at every ``FRESHNESS_SECONDS``, or now with ``fresh``)."""
+    """The current policy index, rebuilt when storage has other RBAC objects
+    (looked at every ``FRESHNESS_SECONDS``, or now with ``fresh``: then it
+    holds every RBAC change committed before the call)."""
     now = time.monotonic()
     current = _state.index
     if (
@@ -216,16 +232,16 @@ def index(fresh: bool = False) -> PolicyIndex:
         and now - _state.checked_at < FRESHNESS_SECONDS
     ):
         return current
-    revision = _revision()
-    if current is not None and current.revision == revision:
+    stamp = _stamp()
+    if current is not None and current.stamp == stamp:
         _state.checked_at = now
         return current
     # Only once the index is current does the check count as done: a thread
     # arriving while another rebuilds checks too, and waits for the rebuild
     # instead of answering from the index the change made stale.
     with _state.lock:
-        if _state.index is None or _state.index.revision != revision:
-            _state.index = _load(revision)
+        if _state.index is None or _state.index.stamp != stamp:
+            _state.index = _load(stamp)
         _state.checked_at = now
         return _state.index
 

@@ -175,18 +175,18 @@ def test_index_is_not_answered_stale_while_rebuilding(monkeypatch) -> None:
 
     from kapi.auth import rbac
 
-    old = rbac.PolicyIndex(revision=1)
+    old = rbac.PolicyIndex(revision=1, stamp=(1, 1, 1))
     building = threading.Event()
     release = threading.Event()
-    revision = {"now": 2}
+    stamp = {"now": (2, 2, 3)}
 
-    def load(rev: int) -> rbac.PolicyIndex:
+    def load(now: tuple) -> rbac.PolicyIndex:
         building.set()
         assert release.wait(10)
-        return rbac.PolicyIndex(revision=rev)
+        return rbac.PolicyIndex(revision=now[0], stamp=now)
 
     monkeypatch.setattr(rbac, "_state", rbac._State())
-    monkeypatch.setattr(rbac, "_revision", lambda: revision["now"])
+    monkeypatch.setattr(rbac, "_stamp", lambda: stamp["now"])
     monkeypatch.setattr(rbac, "_load", load)
     rbac._state.index = old
     got: dict[str, rbac.PolicyIndex] = {}
@@ -201,3 +201,29 @@ def test_index_is_not_answered_stale_while_rebuilding(monkeypatch) -> None:
     first.join(10)
     second.join(10)
     assert got["first"].revision == got["second"].revision == 2
+
+
+def test_index_rebuilds_for_a_change_committed_below_the_newest_version(
+    monkeypatch,
+) -> None:
+    """Versions commit out of order: a RoleBinding change at version 4 that
+    commits after version 5 was read leaves the newest version at 5, yet the
+    index must be rebuilt (the change log's stamp moved)."""
+    from kapi.auth import rbac
+
+    stamp = {"now": (5, 2, 9)}
+    loads: list[tuple] = []
+
+    def load(now: tuple) -> rbac.PolicyIndex:
+        loads.append(now)
+        return rbac.PolicyIndex(revision=now[0], stamp=now)
+
+    monkeypatch.setattr(rbac, "_state", rbac._State())
+    monkeypatch.setattr(rbac, "_stamp", lambda: stamp["now"])
+    monkeypatch.setattr(rbac, "_load", load)
+    first = rbac.index(fresh=True)
+    assert rbac.index(fresh=True) is first  # nothing changed: no rebuild
+    stamp["now"] = (5, 3, 13)  # version 4 became visible
+    second = rbac.index(fresh=True)
+    assert second is not first
+    assert loads == [(5, 2, 9), (5, 3, 13)]
