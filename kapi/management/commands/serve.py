@@ -47,7 +47,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kapi.observability.exposition import reset_directory
-from kapi.runtime import certs, config, embedded, endpoint, processes, tokens
+from kapi.runtime import certs, config, embedded, endpoint, processes, programs, tokens
 from kapi.runtime.readiness import probe_ready
 from kapi.runtime.supervisor import Supervisor
 
@@ -123,6 +123,14 @@ class Command(BaseCommand):
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
+
+        # Before anything starts: a missing git would otherwise show only at the
+        # first push or sync.
+        problem = programs.missing()
+        if problem:
+            raise CommandError(f"cannot start: {problem}")
+        for line in programs.warnings():
+            self._say(line, error=True)
 
         data_dir.mkdir(parents=True, exist_ok=True)
         lock_fd = _lock_data_dir(data_dir)
