@@ -23,22 +23,28 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     KAPI_DATA_DIR=/data \
     HOME=/data/home
 
+# Debian's versions follow the base image's point releases (not pinned).
+# hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git openssh-client \
     && rm -rf /var/lib/apt/lists/*
 
 # The non-root user owns the data directory; its HOME (git's and ssh's own
-# files) is inside it, so everything kapi writes is on the volume.
+# files) is inside it, so everything kapi writes is on the volume. The
+# directories docker-compose.yml mounts as shared volumes exist here so that
+# a new named volume starts owned by kapi.
 RUN groupadd --system --gid 10001 kapi \
     && useradd --system --uid 10001 --gid kapi --home-dir /data/home --no-create-home kapi \
-    && mkdir -p /app /data/home && chown -R kapi:kapi /data
+    && mkdir -p /app /data/home /data/shared /data/signing-keys /data/tls /data/git /data/sync \
+    && chown -R kapi:kapi /data
 
 WORKDIR /app
 COPY requirements.txt .
 RUN pip install --only-binary=:all: -r requirements.txt
 COPY . .
 
-USER kapi
+# Numeric, so that Kubernetes' runAsNonRoot can verify it.
+USER 10001:10001
 VOLUME ["/data"]
 EXPOSE 6443
 

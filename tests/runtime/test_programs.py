@@ -98,9 +98,14 @@ def test_dockerfile_runs_as_non_root_owning_the_data_directory() -> None:
     """The image's user is not root and owns /data (data, hosted repositories,
     and HOME, where git and ssh keep their own files)."""
     text = _dockerfile()
-    user = re.findall(r"^USER (\S+)", text, re.M)
-    assert user and user[-1] not in ("root", "0")
-    assert re.search(rf"chown -R {user[-1]}:\S+ /data", text)
+    user = re.findall(r"^USER (\d+):(\d+)$", text, re.M)
+    assert user and user[-1][0] != "0"
+    adds = [c.split() for r in _run_lines() for c in re.split(r"&&", r) if "useradd" in c]
+    made = [words for words in adds if f"--uid={user[-1][0]}" in words
+            or " ".join(words).find(f"--uid {user[-1][0]}") >= 0]
+    assert made, "the image creates a user with that uid"
+    name, group = made[0][-1], made[0][made[0].index("--gid") + 1]
+    assert re.search(rf"chown -R {name}:{group} /data\b", text)
     assert re.search(r"HOME=/data/", text)
     assert 'VOLUME ["/data"]' in text
 
