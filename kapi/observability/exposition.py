@@ -23,6 +23,7 @@ from prometheus_client import (
 
 from kapi.observability import deadprocs
 from kapi.observability.collectors import SharedStateCollector
+from kapi.observability.objectseries import ExistingObjectsOnly
 
 __all__ = ["CONTENT_TYPE_LATEST", "MULTIPROC_ENV", "render", "reset_directory"]
 
@@ -40,7 +41,7 @@ def render() -> bytes:
         return generate_latest(registry)
     _forget_dead_processes(path)
     deadprocs.merge_dead(path)
-    multiprocess.MultiProcessCollector(registry)
+    registry.register(ExistingObjectsOnly(multiprocess.MultiProcessCollector(None)))
     registry.register(SharedStateCollector())
     # Shared: a merge (exclusive) never removes a file while this scrape reads.
     with deadprocs.locked(path, fcntl.LOCK_SH):
