@@ -175,3 +175,8 @@ KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
 CELERY_IMPORTS.append("sync.tasks")
 # The sync's sweeper: due reconciles, repository polls and drift from the change log.
 CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}
+# Files of deleted GitRepositories and interrupted work; git gc --auto (sync.housekeeping).
+CELERY_BEAT_SCHEDULE["sync-housekeeping"] = {
+    "task": "kapi.sync.housekeeping",
+    "schedule": float(os.environ.get("KAPI_SYNC_HOUSEKEEPING_SECONDS", "600")),
+}

@@ -92,7 +92,7 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "git",
         "the sync (GitPython: hosted repositories, mirrors, checkouts)",
-        call_sites=("kapi/runtime/programs.py", "sync/gitstore.py"),
+        call_sites=("kapi/runtime/programs.py", "sync/gitstore.py", "sync/housekeeping.py"),
         debian="git",
     ),
     Program(
