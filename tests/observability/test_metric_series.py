@@ -59,3 +59,21 @@ def test_gotk_series_of_deleted_objects_disappear(kapi_server, tmp_path):
     kept = [line for line in lines if 'name="kept"' in line]
     assert any(line.startswith("gotk_reconcile_condition{") and 'kind="Sync"' in line for line in kept)
     assert any(line.startswith("gotk_suspend_status{") for line in kept)
+
+
+def test_made_up_resources_do_not_become_series(kapi_server):
+    """Requests for resources, groups and subresources a client makes up (404
+    or 403) are counted without their names, as kube counts only installed
+    routes: otherwise any authenticated client could add series at will."""
+    import requests
+
+    junk = unique("junk")
+    headers = {"Authorization": f"Bearer {kapi_server.token}"}
+    for path in (f"/api/v1/namespaces/default/{junk}", f"/apis/{junk}.example.com/v1/{junk}s",
+                 f"/api/v1/namespaces/default/configmaps/x/{junk}", f"/api/v1/{junk}"):
+        response = requests.get(kapi_server.url + path, headers=headers,
+                                verify=str(kapi_server.ca_path), timeout=30)
+        assert response.status_code == 404, (path, response.status_code)
+    text = kapi_server.kubectl("get", "--raw", "/metrics").stdout
+    assert junk not in text
+    assert 'resource="configmaps"' in text
