@@ -214,3 +214,8 @@ GIT_HTTP_CONCURRENCY = int(os.environ.get("KAPI_GIT_HTTP_CONCURRENCY", "4"))
 # unpack to a huge tree): larger ones are refused, not checked out.
 SYNC_MAX_CHECKOUT_BYTES = int(os.environ.get("KAPI_SYNC_MAX_CHECKOUT_BYTES", str(1 << 30)))
 SYNC_MAX_CHECKOUT_FILES = int(os.environ.get("KAPI_SYNC_MAX_CHECKOUT_FILES", "100000"))
+# Files of deleted GitRepositories and interrupted work; git gc --auto (sync.housekeeping).
+CELERY_BEAT_SCHEDULE["sync-housekeeping"] = {
+    "task": "kapi.sync.housekeeping",
+    "schedule": float(os.environ.get("KAPI_SYNC_HOUSEKEEPING_SECONDS", "600")),
+}

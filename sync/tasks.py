@@ -10,7 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-__all__ = ["expire_retained", "notify", "reconcile_repository", "reconcile_sync", "tick"]
+__all__ = ["expire_retained", "housekeeping", "notify", "reconcile_repository", "reconcile_sync", "tick"]
 
 _TRANSIENT = (OperationalError, InterfaceError)
 
@@ -83,3 +83,14 @@ def _read(which: str, namespace: str, name: str) -> dict | None:
         if exc.code == 404:
             return None
         raise
+
+
+@shared_task(name="kapi.sync.housekeeping", acks_late=True, ignore_result=True)
+def housekeeping(grace_seconds: float | None = None) -> None:
+    """Beat: remove files of deleted GitRepositories and interrupted work, git gc."""
+    from sync import housekeeping as work
+
+    if grace_seconds is None:
+        work.run()
+    else:
+        work.run(grace_seconds=grace_seconds)

@@ -121,8 +121,12 @@ def start_server(
     env: Mapping[str, str] | None = None,
     args: tuple[str, ...] = (),
     port: int | None = None,
+    wrapper: tuple[str, ...] = (),
 ) -> KapiServer:
-    """Start serve and return once it is ready; on failure, raise with its output."""
+    """Start serve and return once it is ready; on failure, raise with its output.
+
+    ``wrapper`` prefixes serve's and kubeconfig's command lines (e.g. ``setpriv``
+    to run them as another user)."""
     data_dir = data_dir.resolve()
     port = port or free_port()
     log_path = data_dir.parent / f"{data_dir.name}-serve-{port}.log"
@@ -133,6 +137,7 @@ def start_server(
     # allows none unless told (kapi's data directory never: sync.localsource).
     full_env.setdefault("KAPI_SYNC_FILE_URL_ROOTS", tempfile.gettempdir())
     argv = [
+        *wrapper,
         sys.executable,
         str(ROOT / "manage.py"),
         "serve",
@@ -158,6 +163,7 @@ def start_server(
         kubeconfig_path = data_dir.parent / f"{data_dir.name}-kubeconfig-{port}.yaml"
         result = subprocess.run(
             [
+                *wrapper,
                 sys.executable,
                 str(ROOT / "manage.py"),
                 "kubeconfig",

@@ -6,8 +6,11 @@ the response code and the authorization decision. Metadata level records no
 request or response bodies, so Secret contents never reach the log.
 
 The file is ``<data dir>/audit.log`` (``KAPI_AUDIT_LOG`` overrides it; ``-``
-disables it). Each event is one ``write`` on an ``O_APPEND`` descriptor, so
-lines from several worker processes never interleave.
+disables it), rotated by size as kube-apiserver's ``--audit-log-max*`` flags
+(``KAPI_AUDIT_LOG_MAXSIZE``, ``KAPI_AUDIT_LOG_MAXBACKUP``,
+``KAPI_AUDIT_LOG_MAXAGE``; :mod:`kapi.auth.auditlog`). Each event is one
+``write`` on an ``O_APPEND`` descriptor, so lines from several worker processes
+never interleave.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import orjson
 
+from kapi.auth.auditlog import AuditFile, limits_from_env
 from kapi.auth.user import UserInfo
 
 __all__ = ["MUTATING_VERBS", "audit_path", "event", "should_record", "write"]
@@ -28,7 +32,7 @@ MUTATING_VERBS = frozenset(
 )
 
 _lock = threading.Lock()
-_fd: dict[Path, int] = {}
+_files: dict[Path, AuditFile] = {}
 
 
 def audit_path() -> Path | None:
@@ -113,12 +117,8 @@ def write(ev: dict) -> None:
     path = audit_path()
     if path is None:
         return
-    line = orjson.dumps(ev) + b"\n"
-    fd = _fd.get(path)
-    if fd is None:
+    file = _files.get(path)
+    if file is None:
         with _lock:
-            fd = _fd.get(path)
-            if fd is None:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-                _fd[path] = fd
-    os.write(fd, line)
+            file = _files.setdefault(path, AuditFile(path, limits_from_env()))
+    file.write(orjson.dumps(ev) + b"\n")

@@ -2,12 +2,15 @@
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set (``serve`` sets it), the samples of every
 process that shares the directory are added up (all API server processes and
-all Celery workers); otherwise this process's own. The shared-state collector
+all Celery workers); otherwise this process's own. The files of processes that
+have exited are folded into one per type first (:mod:`deadprocs`), so the
+directory does not grow with every process that ever counted. The shared-state collector
 is added either way, read by the process that answers.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 
 from prometheus_client import (
@@ -18,7 +21,9 @@ from prometheus_client import (
     multiprocess,
 )
 
+from kapi.observability import deadprocs
 from kapi.observability.collectors import SharedStateCollector
+from kapi.observability.objectseries import ExistingObjectsOnly
 
 __all__ = ["CONTENT_TYPE_LATEST", "MULTIPROC_ENV", "render", "reset_directory"]
 
@@ -27,16 +32,20 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 def render() -> bytes:
     """The current metrics of every process (or this one) and shared state."""
-    if os.environ.get(MULTIPROC_ENV):
-        _forget_dead_processes(os.environ[MULTIPROC_ENV])
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-    else:
-        registry = CollectorRegistry()
+    registry = CollectorRegistry()
+    path = os.environ.get(MULTIPROC_ENV)
+    if not path:
         for collector in list(REGISTRY._collector_to_names):
             registry.register(collector)
+        registry.register(SharedStateCollector())
+        return generate_latest(registry)
+    _forget_dead_processes(path)
+    deadprocs.merge_dead(path)
+    registry.register(ExistingObjectsOnly(multiprocess.MultiProcessCollector(None)))
     registry.register(SharedStateCollector())
-    return generate_latest(registry)
+    # Shared: a merge (exclusive) never removes a file while this scrape reads.
+    with deadprocs.locked(path, fcntl.LOCK_SH):
+        return generate_latest(registry)
 
 
 def reset_directory(path) -> None:

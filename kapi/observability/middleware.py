@@ -54,6 +54,25 @@ def metric_verb(verb: str, content_type: str = "") -> str:
     return _VERBS.get(verb, verb.upper())
 
 
+def _served(group: str, version: str, resource: str, subresource: str) -> tuple[str, str, str, str]:
+    """The request's type labels if the type is served, else empty ones.
+
+    As kube-apiserver, which counts requests only on installed routes: a path
+    naming a made-up resource (any string a client invents: 403 or 404) must
+    not become a new series of ``apiserver_request_total`` and of each bucket
+    of ``apiserver_request_duration_seconds``, or anyone authenticated could
+    grow every scrape without bound. A deleted CRD's type stops getting new
+    series the same way."""
+    from kapi.registry.catalog import catalog
+
+    rt = catalog().lookup(group, version, resource)
+    if rt is None:
+        return "", "", "", ""
+    if subresource and rt.subresource(subresource) is None:
+        return group, version, resource, ""
+    return group, version, resource, subresource
+
+
 def _labels(request, attrs) -> dict:
     if attrs is None or not attrs.resource_request:
         return {
@@ -108,13 +127,13 @@ class RequestObserver:
         labels = _labels(request, attrs)
         code = str(response.status_code)
         if request.path != "/metrics":
+            typ = _served(labels["group"], labels["version"], labels["resource"],
+                          labels["subresource"]) if labels["resource"] else ("", "", "", "")
             metrics.REQUEST_TOTAL.labels(
-                labels["verb"], labels["group"], labels["version"], labels["resource"],
-                labels["subresource"], labels["scope"], code,
+                labels["verb"], *typ, labels["scope"], code,
             ).inc()
             metrics.REQUEST_DURATION.labels(
-                labels["verb"], labels["group"], labels["version"], labels["resource"],
-                labels["subresource"], labels["scope"],
+                labels["verb"], *typ, labels["scope"],
             ).observe(duration)
         if not log.isEnabledFor(logging.INFO):
             return

@@ -26,7 +26,9 @@ non-resource URL ``/metrics``)::
 
 Logs: one JSON line per request (``kapi.request``), per task (``kapi.task``)
 and per reconcile (``kapi.reconcile``) on stderr; ``X-Request-Id`` in every
-response names the request, and the tasks it enqueued log the same id.
+response names the request, and the tasks it enqueued log the same id. When
+stdout or stderr is a regular file it is kept under ``KAPI_LOG_MAXSIZE`` MiB
+(default 100) plus one ``.1`` copy (:mod:`kapi.runtime.logfile`).
 
 ``--data-dir`` is applied by ``manage.py`` before Django reads its settings
 (they read ``KAPI_DATA_DIR`` at import); here it is only checked.
@@ -47,7 +49,16 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kapi.observability.exposition import reset_directory
-from kapi.runtime import certs, config, embedded, endpoint, processes, tokens
+from kapi.runtime import (
+    certs,
+    config,
+    embedded,
+    endpoint,
+    logfile,
+    processes,
+    programs,
+    tokens,
+)
 from kapi.runtime.readiness import probe_ready
 from kapi.runtime.supervisor import Supervisor
 
@@ -123,6 +134,18 @@ class Command(BaseCommand):
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
+
+        # Before anything starts: a missing git would otherwise show only at the
+        # first push or sync.
+        problem = programs.missing()
+        if problem:
+            raise CommandError(f"cannot start: {problem}")
+        for line in programs.warnings():
+            self._say(line, error=True)
+
+        # serve > FILE: bounded like copytruncate (kapi.runtime.logfile).
+        self._logs = logfile.LogFiles.from_env()
+        self._logs.start()
 
         data_dir.mkdir(parents=True, exist_ok=True)
         lock_fd = _lock_data_dir(data_dir)
@@ -250,6 +273,7 @@ class Command(BaseCommand):
         started = time.monotonic()
         warned = False
         while not self._stopping.wait(0.2 if ready else 0.05):
+            self._logs.check()
             child = supervisor.exited()
             if child is not None:
                 self._say(
