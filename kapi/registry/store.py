@@ -88,7 +88,16 @@ def _core(rt: ResourceType) -> bool:
 
 
 def _without_version(obj: Object) -> Object:
+    """``obj`` as a no-op write compares it: without its resourceVersion, and
+    without the times of its managedFields entries (a re-apply of a Secret's
+    ``stringData`` re-stamps its manager though the stored object stays the same)."""
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "resourceVersion"}
+    managed = meta.get("managedFields")
+    if isinstance(managed, list):
+        meta["managedFields"] = [
+            {k: v for k, v in e.items() if k != "time"} if isinstance(e, dict) else e
+            for e in managed
+        ]
     return {**obj, "metadata": meta}
 
 
