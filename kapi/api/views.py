@@ -215,6 +215,17 @@ class ResourceView(KubernetesView):
     def get(self, request, **kwargs):
         return self._serve(request)
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        """A deprecated custom resource version warns on every request to it,
+        failed ones included (kube's crdHandler adds the warning first)."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        deprecation = getattr(request, "kapi_deprecation", None)
+        if deprecation:
+            warning = '299 - "' + deprecation.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            current = response.get("Warning")
+            response["Warning"] = f"{warning}, {current}" if current else warning
+        return response
+
     def post(self, request, **kwargs):
         return self._serve(request)
 
@@ -238,6 +249,7 @@ class ResourceView(KubernetesView):
             rt = catalog(fresh=True).lookup(info.group, info.version, info.resource)
         if rt is None:
             raise _not_found()
+        request.kapi_deprecation = rt.extra.get("deprecation_warning")
         if info.namespace is not None and not rt.namespaced:
             raise _not_found()
         if info.subresource and rt.subresource(info.subresource) is None:
@@ -246,6 +258,12 @@ class ResourceView(KubernetesView):
         verb = verb_for(request.method, info, watch)
         if rt.namespaced and info.namespace is None and verb not in ("list", "watch"):
             raise _not_found()
+        if not info.subresource and (
+            (verb in ("update", "patch") and not info.name) or (verb == "create" and info.name)
+        ):
+            # No route serves it (kube registers PUT and PATCH on objects, POST on
+            # collections): go-restful's 405.
+            raise errors.method_not_allowed()
         allowed = rt.subresource(info.subresource).verbs if info.subresource else rt.verbs
         if verb not in allowed and not (verb in ("list", "watch") and "list" in allowed):
             raise errors.method_not_supported(rt.group, rt.plural, verb)
