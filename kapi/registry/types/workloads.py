@@ -28,11 +28,19 @@ __all__ = [
     "ReplicaSetStrategy",
     "ReplicationControllerStrategy",
     "StatefulSetStrategy",
+    "print_bool_ptr",
     "selector_matches",
     "validate_pod_spec",
 ]
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def print_bool_ptr(value: Any) -> str:
+    """kube's printBoolPtr: ``True``/``False`` as words, ``<unset>`` for nil."""
+    if value is None:
+        return "<unset>"
+    return "True" if value else "False"
 
 
 def selector_matches(selector: dict, labels: dict) -> bool:
@@ -659,7 +667,7 @@ class CronJobStrategy(Strategy):
         return [
             spec.get("schedule", ""),
             spec.get("timeZone") or "<none>",
-            bool(spec.get("suspend")),
+            print_bool_ptr(spec.get("suspend")),
             len(status.get("active") or []),
             human_duration((datetime.now(UTC) - last).total_seconds())
             if last
