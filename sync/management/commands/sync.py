@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from django.core.management.base import BaseCommand, CommandError
 
 from kapi import errors
+from kapi.management.database import require_database
 from kapi.registry.options import UpdateOptions
 from kapi.registry.store import Registry
 from sync.api import REQUESTED_AT, sync_type
@@ -25,15 +26,20 @@ class Command(BaseCommand):
     help = "Reconcile a Sync now and show its progress (sync reconcile NAMESPACE/NAME)."
 
     def add_arguments(self, parser) -> None:
+        data_dir_help = "Data directory of the kapi to talk to (applied by manage.py)."
+        parser.add_argument("--data-dir", help=data_dir_help)
         sub = parser.add_subparsers(dest="action", required=True)
         rec = sub.add_parser("reconcile", help="request a reconcile and wait for it")
         rec.add_argument("target", help="NAMESPACE/NAME of the Sync")
         rec.add_argument("--timeout", type=float, default=300.0)
+        rec.add_argument("--data-dir", help=data_dir_help)
         hook = sub.add_parser("pre-receive", help="git pre-receive hook (validate-on-push)")
         hook.add_argument("namespace")
         hook.add_argument("name")
+        hook.add_argument("--data-dir", help=data_dir_help)
 
     def handle(self, *args, **options) -> None:
+        require_database()
         if options["action"] == "pre-receive":
             from sync.prereceive import check_push
 
