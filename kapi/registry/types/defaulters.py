@@ -305,6 +305,10 @@ def _stateful_set(obj: Object) -> None:
         _plain(retention, "whenScaled", "Retain")
     _pointer(spec, "replicas", 1)
     _pointer(spec, "revisionHistoryLimit", 10)
+    # apps/v1's conversion names the claim templates' type on every write.
+    for claim in _items(spec, "volumeClaimTemplates"):
+        _plain(claim, "apiVersion", "v1")
+        _plain(claim, "kind", "PersistentVolumeClaim")
 
 
 def _replica_set(obj: Object) -> None:
