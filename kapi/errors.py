@@ -8,7 +8,7 @@ handler (``kapi.api.exceptions``) renders ``StatusError.status`` with
     ├── bad_request (400 BadRequest)         ├── not_found (404 NotFound)
     ├── unauthorized (401 Unauthorized)      ├── already_exists (409 AlreadyExists)
     ├── forbidden (403 Forbidden)            ├── conflict (409 Conflict)
-    ├── method_not_supported (405)           ├── gone / expired (410 Expired / Gone)
+    ├── method_not_allowed / _supported (405)├── gone / expired (410 Expired / Gone)
     ├── not_acceptable (406)                 ├── request_entity_too_large (413)
     ├── unsupported_media_type (415)         ├── invalid (422 Invalid, with causes)
     ├── too_many_requests (429)              ├── internal_error (500)
@@ -31,6 +31,7 @@ __all__ = [
     "gone",
     "internal_error",
     "invalid",
+    "method_not_allowed",
     "method_not_supported",
     "namespace_terminating",
     "not_acceptable",
@@ -204,6 +205,17 @@ def method_not_supported(group: str, resource: str, action: str) -> StatusError:
             _details(group, resource),
         )
     )
+
+
+def method_not_allowed() -> StatusError:
+    """kube's answer to a method no route serves at that URL (PUT or PATCH on a
+    collection, POST on an object): go-restful's 405 as
+    ``NewGenericServerResponse`` words it, with empty details."""
+    status = status_failure(
+        405, "MethodNotAllowed", "the server does not allow this method on the requested resource"
+    )
+    status["details"] = {}
+    return StatusError(status)
 
 
 def not_acceptable(accepted: list[str]) -> StatusError:

@@ -63,6 +63,11 @@ class GitError(Exception):
     """A git command failed; the message is git's own stderr, trimmed."""
 
 
+class RefNotFound(GitError):
+    """The branch, tag or commit a GitRepository follows is not in the repository
+    (for a hosted repository: nothing has been pushed to it yet)."""
+
+
 @dataclass(frozen=True)
 class Commit:
     sha: str
@@ -276,7 +281,7 @@ def resolve(path: Path, ref: dict | None) -> tuple[str, str]:
             sha = _rev(repo, f"refs/heads/{label}")
             what = f"branch {label!r}"
     if not sha:
-        raise GitError(f"{what} not found")
+        raise RefNotFound(f"{what} not found")
     return sha, f"{label}@sha1:{sha}"
 
 

@@ -37,7 +37,7 @@ from sync import gitstore, health, history, postbuild, pruneguard, queue, sops
 from sync.api import FINALIZER, REQUESTED_AT, parse_duration, repository_type, sync_type
 from sync.identity import identity
 from sync.render import IGNORE_FILE, RenderError, render
-from sync.source import repository_dir
+from sync.source import AWAITING_PUSH, repository_dir
 from sync.status import event, remove_condition, set_condition, update_status
 
 __all__ = ["load_objects", "reconcile_sync"]
@@ -183,9 +183,11 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
                        pruned=result.pruned if result else 0, changed=result.changed if result else None)
 
     def fail(reason_: str, message: str, revision: str | None = None,
-             record: Callable[[dict], None] | None = None, stalled: bool = False) -> float | None:
+             record: Callable[[dict], None] | None = None, stalled: bool = False,
+             warn: bool = True) -> float | None:
         """Ready=False and the end of this attempt: retried at the retry interval,
-        or, ``stalled``, not until the spec changes (Flux's Stalled=True)."""
+        or, ``stalled``, not until the spec changes (Flux's Stalled=True). A
+        Warning event unless ``warn`` is false (a state, not a failure)."""
         progress(f"{reason_}: {message}")
 
         def change(st: dict) -> None:
@@ -209,7 +211,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         before = (sync.get("status") or {}).get("conditions")
         update_status(rt, namespace, name, change, registry)
         ready = next((c for c in before or [] if c.get("type") == "Ready"), {})
-        if ready.get("reason") != reason_ or ready.get("message") != message[:4096]:
+        if warn and (ready.get("reason") != reason_ or ready.get("message") != message[:4096]):
             event(sync, "Warning", reason_, message, registry)
         return None if stalled else retry
 
@@ -230,8 +232,15 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         return fail("ArtifactFailed", f"GitRepository {namespace}/{source} not found")
     revision = ((repo.get("status") or {}).get("artifact") or {}).get("revision")
     if not revision:
+        # Flux's kustomize-controller only logs this (no event): a source without
+        # an artifact yet is a state to wait out, and for a new hosted repository
+        # the normal one until its first push.
         queue.request(queue.REPOSITORY, namespace, source, "sync")
-        return fail("ArtifactFailed", f"GitRepository {namespace}/{source} has no artifact yet")
+        ready = next((c for c in (repo.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), {})
+        if ready.get("reason") == AWAITING_PUSH:
+            return fail("ArtifactFailed", f"GitRepository {namespace}/{source} is waiting for its first push",
+                        warn=False)
+        return fail("ArtifactFailed", f"GitRepository {namespace}/{source} has no artifact yet", warn=False)
     for dep in spec.get("dependsOn") or []:
         try:
             other = registry.get(rt, namespace, dep.get("name", ""))

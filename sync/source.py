@@ -21,7 +21,10 @@ from sync.credentials import GitCredentials
 from sync.localsource import SourceRefused, check_url
 from sync.status import set_condition, update_status
 
-__all__ = ["reconcile_repository", "repository_dir", "secret_data", "syncs_of"]
+__all__ = ["AWAITING_PUSH", "reconcile_repository", "repository_dir", "secret_data", "syncs_of"]
+
+#: Ready's reason on a hosted repository nothing has been pushed to yet.
+AWAITING_PUSH = "AwaitingPush"
 
 
 def secret_data(namespace: str, name: str, registry: Registry | None = None) -> dict[str, str]:
@@ -84,19 +87,14 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
             path = repository_dir(repo)
         sha, revision = gitstore.resolve(path, spec.get("ref"))
         commit = gitstore.commit_info(path, sha)
+    except gitstore.RefNotFound as exc:
+        if spec.get("url"):
+            return _fetch_failed(rt, repo, f"fetch failed: {exc}", generation, interval, registry)
+        _await_push(rt, repo, str(exc), generation, registry)
+        return None
     except (gitstore.GitError, errors.StatusError, OSError) as exc:
         message = f"fetch failed: {exc.status.get('message') if isinstance(exc, errors.StatusError) else exc}"
-
-        def failed(status: dict) -> None:
-            # Unreachable, refused credentials, a missing ref: all fixable
-            # outside the spec, so retried, never Stalled (the schema refuses
-            # what only a spec change could fix: URL scheme, commit format).
-            set_condition(status, "Ready", "False", "GitOperationFailed", message, generation)
-            status["conditions"] = [c for c in status["conditions"] if c["type"] not in ("Stalled", "Reconciling")]
-            status["observedGeneration"] = generation
-
-        update_status(rt, namespace, name, failed, registry)
-        return min(interval, 30.0)
+        return _fetch_failed(rt, repo, message, generation, interval, registry)
 
     old = ((repo.get("status") or {}).get("artifact") or {}).get("revision")
     # A new spec (e.g. spec.ignore) changes what the Syncs render, as a new revision does.
@@ -135,17 +133,56 @@ def _refuse(repo: dict, message: str, registry: Registry) -> None:
         status["observedGeneration"] = generation
 
     update_status(repository_type(), meta["namespace"], meta["name"], refused, registry)
+def _fetch_failed(rt, repo: dict, message: str, generation, interval: float, registry: Registry) -> float:
+    """Ready=False GitOperationFailed; retried within 30 s."""
+
+    def failed(status: dict) -> None:
+        # Unreachable, refused credentials, a missing ref: all fixable
+        # outside the spec, so retried, never Stalled (the schema refuses
+        # what only a spec change could fix: URL scheme, commit format).
+        set_condition(status, "Ready", "False", "GitOperationFailed", message, generation)
+        status["conditions"] = [c for c in status["conditions"] if c["type"] not in ("Stalled", "Reconciling")]
+        status["observedGeneration"] = generation
+
+    meta = repo["metadata"]
+    update_status(rt, meta["namespace"], meta["name"], failed, registry)
+    return min(interval, 30.0)
+
+
+def _await_push(rt, repo: dict, missing: str, generation, registry: Registry) -> None:
+    """A hosted repository whose ref has no commit yet: the normal state of a new
+    one, not a failure. Ready=Unknown (AwaitingPush) naming where to push; the
+    push itself wakes the repository (no polling)."""
+    meta = repo["metadata"]
+    url = f"/git/{meta['namespace']}/{meta['name']}.git"
+    message = f"waiting for the first push to {url} ({missing})"
+
+    def waiting(status: dict) -> None:
+        set_condition(status, "Ready", "Unknown", AWAITING_PUSH, message, generation)
+        status["conditions"] = [c for c in status["conditions"] if c["type"] not in ("Stalled", "Reconciling")]
+        status["observedGeneration"] = generation
+        status["url"] = url
+
+    before = next((c for c in (repo.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), {})
+    update_status(rt, meta["namespace"], meta["name"], waiting, registry)
+    if before.get("reason") != AWAITING_PUSH:
+        # Once: the Syncs of the repository then read it as waiting, not failed.
+        for sync in syncs_of(meta["namespace"], meta["name"], registry):
+            queue.request(queue.SYNC, meta["namespace"], sync["metadata"]["name"], "revision")
 
 
 def _mark_reconciling(repo: dict, registry: Registry) -> None:
     """Reconciling=True (Progressing) while a new generation, a first fetch or a
     retry after a failure runs; the end of the pass removes it. A routine poll
-    of a Ready repository writes nothing unless it finds a new revision."""
+    of a Ready repository, or of one still awaiting its first push, writes
+    nothing unless it finds a new revision."""
     meta, spec, status = repo["metadata"], repo.get("spec") or {}, repo.get("status") or {}
     generation = meta.get("generation")
     ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
-    if (status.get("observedGeneration") == generation and ready.get("status") == "True"
-            and (status.get("artifact") or {}).get("revision")):
+    if status.get("observedGeneration") == generation and (
+        (ready.get("status") == "True" and (status.get("artifact") or {}).get("revision"))
+        or ready.get("reason") == AWAITING_PUSH
+    ):
         return
     source = spec.get("url") or f"/git/{meta['namespace']}/{meta['name']}.git"
     message = f"Fetching {source} with a timeout of {spec.get('timeout') or '60s'}"

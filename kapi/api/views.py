@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import platform
+import sys
+
 from django.db import connection
 from django.http import HttpResponse, StreamingHttpResponse
 from rest_framework.permissions import AllowAny
@@ -18,6 +21,7 @@ from kapi.auth.rbac import RBAC_GROUP
 from kapi.handlers import patch, read, reviews, scale, write
 from kapi.handlers.scope import RequestScope, Result
 from kapi.registry.catalog import catalog
+from kapi.registry.definitions import KUBERNETES_SCHEMA_VERSION
 from kapi.registry.store import Registry
 
 __all__ = [
@@ -31,17 +35,31 @@ __all__ = [
 
 NOT_FOUND = "the server could not find the requested resource"
 
-KUBERNETES_VERSION = {
-    "major": "1",
-    "minor": "34",
-    "gitVersion": "v1.34.0+kapi",
-    "gitCommit": "",
-    "gitTreeState": "clean",
-    "buildDate": "2026-11-22T00:00:00Z",
-    "goVersion": "go1.24",
-    "compiler": "gc",
-    "platform": "linux/amd64",
-}
+def _kubernetes_version() -> dict[str, str]:
+    """/version, truthfully: the Kubernetes release kapi serves and validates
+    against (``KUBERNETES_SCHEMA_VERSION``), built by kapi rather than by Go: no
+    Go version, CPython as the compiler, the platform it runs on."""
+    major, minor, _ = KUBERNETES_SCHEMA_VERSION.lstrip("v").split(".", 2)
+    machine = platform.machine().lower()
+    arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(machine, machine)
+    return {
+        "major": major,
+        "minor": minor,
+        "emulationMajor": major,
+        "emulationMinor": minor,
+        "minCompatibilityMajor": major,
+        "minCompatibilityMinor": str(int(minor) - 1),
+        "gitVersion": f"{KUBERNETES_SCHEMA_VERSION}+kapi",
+        "gitCommit": "",
+        "gitTreeState": "",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "cpython",
+        "platform": f"{sys.platform}/{arch}",
+    }
+
+
+KUBERNETES_VERSION = _kubernetes_version()
 
 _registry: Registry | None = None
 
@@ -215,6 +233,17 @@ class ResourceView(KubernetesView):
     def get(self, request, **kwargs):
         return self._serve(request)
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        """A deprecated custom resource version warns on every request to it,
+        failed ones included (kube's crdHandler adds the warning first)."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        deprecation = getattr(request, "kapi_deprecation", None)
+        if deprecation:
+            warning = '299 - "' + deprecation.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            current = response.get("Warning")
+            response["Warning"] = f"{warning}, {current}" if current else warning
+        return response
+
     def post(self, request, **kwargs):
         return self._serve(request)
 
@@ -238,6 +267,7 @@ class ResourceView(KubernetesView):
             rt = catalog(fresh=True).lookup(info.group, info.version, info.resource)
         if rt is None:
             raise _not_found()
+        request.kapi_deprecation = rt.extra.get("deprecation_warning")
         if info.namespace is not None and not rt.namespaced:
             raise _not_found()
         if info.subresource and rt.subresource(info.subresource) is None:
@@ -246,6 +276,12 @@ class ResourceView(KubernetesView):
         verb = verb_for(request.method, info, watch)
         if rt.namespaced and info.namespace is None and verb not in ("list", "watch"):
             raise _not_found()
+        if not info.subresource and (
+            (verb in ("update", "patch") and not info.name) or (verb == "create" and info.name)
+        ):
+            # No route serves it (kube registers PUT and PATCH on objects, POST on
+            # collections): go-restful's 405.
+            raise errors.method_not_allowed()
         allowed = rt.subresource(info.subresource).verbs if info.subresource else rt.verbs
         if verb not in allowed and not (verb in ("list", "watch") and "list" in allowed):
             raise errors.method_not_supported(rt.group, rt.plural, verb)

@@ -2,8 +2,8 @@
 
 resourceVersion rules follow the specification's table for list:
 unset → most recent; ``"0"`` → any (we serve the most recent); N with
-``NotOlderThan`` (or unset match) → at least N; N with ``Exact`` → the
-collection as it stood at N. Invalid combinations answer 422 naming the
+``NotOlderThan`` (or unset match, no limit) → at least N; N with ``Exact``, or
+with a ``limit`` and no match → the collection as it stood at N. Invalid combinations answer 422 naming the
 parameter (kube's ``ValidateListOptions``), malformed values 400.
 """
 
@@ -136,7 +136,9 @@ def decode_list_request(rt: ResourceType, scope: RequestScope) -> ListRequest:
             options.at_revision = revision
     elif rv is not None and rv != "0":
         revision = parse_resource_version(rv)
-        if match == "Exact":
+        if match == "Exact" or (match is None and options.limit is not None):
+            # The table's second row: a limit without a match makes N Exact
+            # (kube's etcd3 getList reads at N when the list has a limit).
             options.at_revision = revision
         else:
             options.min_revision = revision

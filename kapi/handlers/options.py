@@ -83,15 +83,23 @@ def _field_manager(scope: RequestScope, kind: str) -> str:
     return manager
 
 
-def _field_validation(scope: RequestScope) -> str:
+def _field_validation(scope: RequestScope, kind: str) -> str:
+    """kube's ValidateFieldValidation: exactly one of the three, or empty (Warn)."""
     value = scope.param("fieldValidation")
     if value is None or value == "":
         return "Warn"
-    for known in _FIELD_VALIDATION:
-        if value.lower() == known.lower():
-            return known
-    raise errors.bad_request(
-        f"fieldValidation must be one of Ignore, Warn, Strict, got {value!r}".replace("'", '"')
+    if value in _FIELD_VALIDATION:
+        return value
+    supported = ", ".join(f'"{v}"' for v in ("", *sorted(_FIELD_VALIDATION)))
+    raise invalid_options(
+        kind,
+        [
+            Cause(
+                "FieldValueNotSupported",
+                f'Unsupported value: "{value}": supported values: {supported}',
+                "fieldValidation",
+            )
+        ],
     )
 
 
@@ -99,7 +107,7 @@ def create_options(scope: RequestScope) -> CreateOptions:
     return CreateOptions(
         dry_run=_dry_run(scope, "CreateOptions"),
         field_manager=manager_or_user_agent(_field_manager(scope, "CreateOptions"), scope.user_agent),
-        field_validation=_field_validation(scope),
+        field_validation=_field_validation(scope, "CreateOptions"),
     )
 
 
@@ -107,7 +115,7 @@ def update_options(scope: RequestScope) -> UpdateOptions:
     return UpdateOptions(
         dry_run=_dry_run(scope, "UpdateOptions"),
         field_manager=manager_or_user_agent(_field_manager(scope, "UpdateOptions"), scope.user_agent),
-        field_validation=_field_validation(scope),
+        field_validation=_field_validation(scope, "UpdateOptions"),
         subresource=scope.subresource,
     )
 
@@ -130,7 +138,7 @@ def patch_options(scope: RequestScope, apply: bool) -> PatchOptions:
     return PatchOptions(
         dry_run=dry_run,
         field_manager=manager if apply else manager_or_user_agent(manager, scope.user_agent),
-        field_validation=_field_validation(scope),
+        field_validation=_field_validation(scope, "PatchOptions"),
         subresource=scope.subresource,
         force=bool(force),
     )

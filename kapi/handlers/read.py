@@ -40,6 +40,9 @@ def list_(scope: RequestScope, registry: Registry) -> Result:
     options = request.options
     if options.min_revision is not None:
         wait_for_revision(registry.storage, options.min_revision)
+    elif options.at_revision is not None and request.continue_token is None:
+        # Exact at a version not reached yet: kube's "Too large resource version".
+        wait_for_revision(registry.storage, options.at_revision)
     try:
         listed = registry.list(rt, scope.namespace, options)
     except errors.StatusError as exc:

@@ -14,7 +14,7 @@ from kapi.registry.definitions import definition_name
 from kapi.registry.resource import ResourceType, Subresource
 from kapi.registry.scale import ScalePaths
 from kapi.registry.strategy import Strategy
-from kapi.registry.types import cluster, networking, workloads
+from kapi.registry.types import cluster, networking, printers, workloads
 from kapi.registry.types.configmaps import ConfigMapStrategy
 from kapi.registry.types.customresourcedefinitions import (
     CustomResourceDefinitionStrategy,
@@ -205,7 +205,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("ep",),
         strategy=networking.EndpointsStrategy(),
     ),
-    _kind("", "v1", "LimitRange", "limitranges", True, ("limits",)),
+    _kind("", "v1", "LimitRange", "limitranges", True, ("limits",), strategy=printers.LimitRangeStrategy()),
     _kind(
         "",
         "v1",
@@ -257,7 +257,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
             "status.nominatedNodeName",
         ),
     ),
-    _kind("", "v1", "PodTemplate", "podtemplates", True),
+    _kind("", "v1", "PodTemplate", "podtemplates", True, strategy=printers.PodTemplateStrategy()),
     _kind(
         "",
         "v1",
@@ -292,6 +292,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         False,
         (),
         _EXT,
+        strategy=printers.WebhookConfigurationStrategy(),
     ),
     _kind(
         _ADM,
@@ -320,6 +321,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         False,
         (),
         _EXT,
+        strategy=printers.WebhookConfigurationStrategy(),
     ),
     # apiextensions.k8s.io/v1
     _kind(
@@ -345,7 +347,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         status=True,
     ),
     # apps/v1
-    _kind("apps", "v1", "ControllerRevision", "controllerrevisions", True),
+    _kind("apps", "v1", "ControllerRevision", "controllerrevisions", True,
+          strategy=printers.ControllerRevisionStrategy()),
     _kind(
         "apps",
         "v1",
@@ -455,7 +458,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         field_selectors=("spec.signerName",),
     ),
     # discovery.k8s.io/v1
-    _kind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    _kind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True,
+          strategy=printers.EndpointSliceStrategy()),
     # flowcontrol.apiserver.k8s.io/v1
     _kind(
         "flowcontrol.apiserver.k8s.io",
@@ -504,7 +508,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     ),
     _kind(_NET, "v1", "ServiceCIDR", "servicecidrs", False, status=True),
     # node.k8s.io/v1
-    _kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", False),
+    _kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", False, strategy=printers.RuntimeClassStrategy()),
     # policy/v1
     _kind(
         "policy",

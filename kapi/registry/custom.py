@@ -101,7 +101,15 @@ class CustomResourceStrategy(Strategy):
             if scale is not None
             else None
         )
-        self.columns = list(version.get("additionalPrinterColumns") or ())
+        # kube's serveDefaultColumnsIfEmpty: without columns, an Age date column.
+        self.columns = list(version.get("additionalPrinterColumns") or ()) or [
+            {
+                "name": "Age",
+                "type": "date",
+                "description": AGE_COLUMN["description"],
+                "jsonPath": ".metadata.creationTimestamp",
+            }
+        ]
         self.allow_create_on_update = False
         self.allow_unconditional_update = False
 
@@ -170,8 +178,6 @@ class CustomResourceStrategy(Strategy):
 
     # -- tables ----------------------------------------------------------------------------
     def table_definition(self) -> list[Column]:
-        if not self.columns:
-            return [NAME_COLUMN, AGE_COLUMN]
         return [
             NAME_COLUMN,
             *(
@@ -188,8 +194,6 @@ class CustomResourceStrategy(Strategy):
 
     def table_row_cells(self, obj: Object) -> list[Any]:
         name = (obj.get("metadata") or {}).get("name", "")
-        if not self.columns:
-            return super().table_row_cells(obj)
         cells: list[Any] = [name]
         for column in self.columns:
             value = json_path_value(obj, column.get("jsonPath", ""))
@@ -270,7 +274,36 @@ def types_for_crd(crd: Object) -> list[ResourceType]:
                     "crd": strategy.crd_name,
                     "openapi_schema": _published_schema(strategy.schema),
                     "list_kind": names.get("listKind") or f"{names['kind']}List",
+                    "deprecation_warning": _deprecation_warning(spec, version, names["kind"]),
                 },
             )
         )
     return out
+
+
+def _deprecation_warning(spec: Object, version: Object, kind: str) -> str | None:
+    """What a request to a deprecated version is warned with: the CRD's
+    ``deprecationWarning``, else kube's defaultDeprecationWarning
+    (``GROUP/VERSION KIND is deprecated; use GROUP/NEWER KIND``, naming the most
+    preferred served version newer than this one, if any)."""
+    if not version.get("deprecated"):
+        return None
+    if version.get("deprecationWarning"):
+        return version["deprecationWarning"]
+    from kapi.registry.catalog import version_priority  # catalog builds on this module
+
+    group, name = spec["group"], version["name"]
+    message = f"{group}/{name} {kind} is deprecated"
+    newer = sorted(
+        (
+            v["name"]
+            for v in spec.get("versions") or ()
+            if v.get("served")
+            and not v.get("deprecated")
+            and version_priority(v["name"]) < version_priority(name)
+        ),
+        key=version_priority,
+    )
+    if newer:
+        message += f"; use {group}/{newer[0]} {kind}"
+    return message

@@ -25,7 +25,12 @@ from kapi.registry.resource import ResourceType
 from kapi.schema import schema_for
 from kapi.storage import KeyNotFound
 
-__all__ = ["PATCH_MEDIA_TYPES", "PatchMixin", "unsupported_patch_type"]
+__all__ = [
+    "PATCH_MEDIA_TYPES",
+    "PatchMixin",
+    "strategic_merge_allowed",
+    "unsupported_patch_type",
+]
 
 Object = dict[str, Any]
 
@@ -38,11 +43,17 @@ PATCH_MEDIA_TYPES = (
 _MODIFIED = "the object has been modified; please apply your changes to the latest version and try again"
 
 
+def strategic_merge_allowed(rt: ResourceType) -> bool:
+    """kube serves strategic merge patch for built-in kinds only: custom resources
+    have no patch strategies (kubectl then falls back to a merge patch)."""
+    return "crd" not in rt.extra and schema_for(rt) is not None
+
+
 def unsupported_patch_type(rt: ResourceType) -> errors.StatusError:
     supported = [
         t
         for t in PATCH_MEDIA_TYPES
-        if t != STRATEGIC_MERGE_PATCH or schema_for(rt) is not None
+        if t != STRATEGIC_MERGE_PATCH or strategic_merge_allowed(rt)
     ]
     return errors.unsupported_media_type("", supported)
 
@@ -66,7 +77,7 @@ class PatchMixin:
             return self._apply(rt, namespace, name, patch, options)
         schema = schema_for(rt)
         if patch_type not in PATCH_MEDIA_TYPES or (
-            patch_type == STRATEGIC_MERGE_PATCH and schema is None
+            patch_type == STRATEGIC_MERGE_PATCH and not strategic_merge_allowed(rt)
         ):
             raise unsupported_patch_type(rt)
         key = self.key(rt, namespace, name)

@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from kapi.errors import Cause
+from kapi.registry.decodeerrors import TypeMismatch
 from kapi.registry.definitions import definitions
 
 __all__ = [
@@ -329,11 +330,18 @@ def _cause(error: ValidationError, prefix: str) -> Cause:
         )
     if rule == "type":
         type_name = _GO_TYPE.get(type(value), "unknown")
-        return Cause(
-            "FieldValueTypeInvalid",
+        message = (
             f'Invalid value: "{type_name}": {where} in body must be of type '
-            f'{_type_names(schema)}: "{type_name}"',
+            f'{_type_names(schema)}: "{type_name}"'
+        )
+        if value is None:
+            return Cause("FieldValueTypeInvalid", message, path)
+        return TypeMismatch(
+            "FieldValueTypeInvalid",
+            message,
             path,
+            parts=tuple(error.absolute_path),
+            json_kind=TypeMismatch.kind_of(value),
         )
     if rule == "enum":
         supported = ", ".join(_quote(v) for v in error.validator_value if v is not None)
@@ -373,15 +381,21 @@ def _cause(error: ValidationError, prefix: str) -> Cause:
         "minimum": "should be greater than or equal to {}",
         "exclusiveMaximum": "should be less than {}",
         "exclusiveMinimum": "should be greater than {}",
-        "maxLength": "should be at most {} chars long",
         "minLength": "should be at least {} chars long",
         "pattern": "should match '{}'",
         "multipleOf": "should be a multiple of {}",
-        "maxProperties": "should have at most {} properties",
         "minProperties": "should have at least {} properties",
         "minItems": "should have at least {} items",
     }
-    if rule == "maxItems":
+    # kube's kubeOpenAPIResultToFieldErrors: maxLength is field.TooLongMaxLength,
+    # maxItems and maxProperties are field.TooMany (so clients can match reasons).
+    if rule == "maxLength":
+        return Cause(
+            "FieldValueTooLong",
+            f"Too long: may not be longer than {error.validator_value}",
+            path,
+        )
+    if rule in ("maxItems", "maxProperties"):
         return Cause(
             "FieldValueTooMany",
             f"Too many: {len(value)}: must have at most {error.validator_value} items",

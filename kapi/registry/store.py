@@ -88,7 +88,16 @@ def _core(rt: ResourceType) -> bool:
 
 
 def _without_version(obj: Object) -> Object:
+    """``obj`` as a no-op write compares it: without its resourceVersion, and
+    without the times of its managedFields entries (a re-apply of a Secret's
+    ``stringData`` re-stamps its manager though the stored object stays the same)."""
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "resourceVersion"}
+    managed = meta.get("managedFields")
+    if isinstance(managed, list):
+        meta["managedFields"] = [
+            {k: v for k, v in e.items() if k != "time"} if isinstance(e, dict) else e
+            for e in managed
+        ]
     return {**obj, "metadata": meta}
 
 
@@ -170,6 +179,13 @@ class Registry(PatchMixin):
             return None
         return self.key(catalog().lookup("", "v1", "namespaces"), "", namespace)
 
+    def _exists(self, key: Key) -> bool:
+        try:
+            self.storage.get(key)
+        except KeyNotFound:
+            return False
+        return True
+
     def _namespace_must_be_active(self, rt: ResourceType, namespace: str, name: str) -> None:
         """kube's NamespaceLifecycle admission as a read, for the paths that end
         before storage: the write itself checks it in the same statement."""
@@ -218,7 +234,11 @@ class Registry(PatchMixin):
                 self._namespace_must_be_active(rt, namespace, requested_name)
                 raise
             if options.dry_run:
+                # Every check of the real create but the write: the namespace, and
+                # the name being free (kube's dry-run store answers AlreadyExists).
                 self._namespace_must_be_active(rt, namespace, requested_name)
+                if not generate and self._exists(self.key(rt, namespace, meta["name"])):
+                    raise errors.already_exists(rt.group, rt.plural, meta["name"])
                 return obj
 
             ns_key = self._namespace_key(rt, namespace)

@@ -1,4 +1,4 @@
-"""The built-in types' schemas: Kubernetes' published 1.34 definitions.
+"""The built-in types' schemas: Kubernetes' published 1.37 definitions.
 
 They come from the ``kubernetes-validate`` package (the OpenAPI definitions as JSON
 Schema, ``x-kubernetes-*`` extensions kept). They are loaded once per process, on
@@ -27,7 +27,8 @@ __all__ = [
     "schema_for",
 ]
 
-KUBERNETES_SCHEMA_VERSION = "v1.34.0"
+#: The Kubernetes release kapi validates against and reports at /version.
+KUBERNETES_SCHEMA_VERSION = "v1.37.0"
 _QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 
 # Groups whose definitions live under a different Go package name.

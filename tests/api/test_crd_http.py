@@ -170,7 +170,7 @@ def test_bad_cel_rule_is_rejected(api):
         ({"size": "small", "replicas": "3"}, "spec.replicas", "FieldValueTypeInvalid"),
         ({"size": "small", "replicas": -1}, "spec.replicas", "FieldValueInvalid"),
         ({"size": "small", "color": "red"}, "spec.color", "FieldValueInvalid"),
-        ({"size": "small", "note": "too long"}, "spec.note", "FieldValueInvalid"),
+        ({"size": "small", "note": "too long"}, "spec.note", "FieldValueTooLong"),
         ({"size": "small", "port": True}, "spec.port", "FieldValueTypeInvalid"),
         ({}, "spec.size", "FieldValueRequired"),
         (

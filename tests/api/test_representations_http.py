@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 
 import requests
 import yaml
@@ -30,6 +31,26 @@ def test_version_and_health_are_open(kapi_server):
         assert r.status_code == 200, (path, r.text)
     version = requests.get(kapi_server.url + "/version", verify=str(kapi_server.ca_path), timeout=10).json()
     assert version["major"] == "1" and version["gitVersion"].startswith("v1.")
+
+
+def test_version_is_truthful_and_kubectl_sees_no_skew(kapi_server):
+    """/version names the release kapi validates against (the OpenAPI's version),
+    built by CPython (no Go version); the bundled kubectl is that minor, so it
+    prints no version-skew warning."""
+    version = requests.get(kapi_server.url + "/version", verify=str(kapi_server.ca_path), timeout=10).json()
+    openapi = requests.get(
+        kapi_server.url + "/openapi/v2",
+        headers={"Authorization": f"Bearer {kapi_server.token}"},
+        verify=str(kapi_server.ca_path),
+        timeout=60,
+    ).json()
+    assert version["gitVersion"] == openapi["info"]["version"] + "+kapi"
+    assert version["gitVersion"].startswith(f"v{version['major']}.{version['minor']}.")
+    assert version["goVersion"] == "" and version["compiler"] == "cpython"
+    result = kapi_server.kubectl("version", "-o", "json")
+    assert "version difference" not in result.stderr, result.stderr
+    client = json.loads(result.stdout)["clientVersion"]
+    assert (client["major"], client["minor"]) == (version["major"], version["minor"])
 
 
 def test_yaml_in_and_out(api, namespace):

@@ -208,20 +208,6 @@ INVALID = {
         """,
         "spec.template.metadata.labels",
     ),
-    "deployment-replicas-type": (
-        """
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {name: bad, namespace: shop}
-        spec:
-          replicas: many
-          selector: {matchLabels: {app: a}}
-          template:
-            metadata: {labels: {app: a}}
-            spec: {containers: [{name: c, image: nginx}]}
-        """,
-        "spec.replicas",
-    ),
     "service-port": (
         """
         apiVersion: v1
@@ -314,6 +300,31 @@ def test_invalid_manifest_is_rejected_with_field_path(applied, case):
     )
     assert result.returncode != 0
     assert "is invalid" in result.stderr and expected in result.stderr, result.stderr
+
+
+def test_wrong_json_type_is_refused_as_kube_decodes(applied):
+    """A string where an integer belongs fails kube's decoding: BadRequest naming
+    the Go struct field, as a real cluster says it (tests/api/test_request_errors_http.py)."""
+    manifest = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: bad, namespace: shop}
+    spec:
+      replicas: many
+      selector: {matchLabels: {app: a}}
+      template:
+        metadata: {labels: {app: a}}
+        spec: {containers: [{name: c, image: nginx}]}
+    """
+    result = applied.kubectl(
+        "create", "-f", "-", input=textwrap.dedent(manifest), check=False
+    )
+    assert result.returncode != 0
+    assert "Error from server (BadRequest)" in result.stderr, result.stderr
+    assert (
+        'Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
+        "unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+    ) in result.stderr
 
 
 def test_unknown_field_is_refused_by_kubectl_validation(applied):

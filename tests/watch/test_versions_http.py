@@ -57,6 +57,28 @@ def test_list_resource_versions(watch_api, watch_ns):
     assert_status(r, 504, "Timeout")
 
 
+def test_list_with_limit_and_resource_version_is_exact(watch_api, watch_ns):
+    """The table's second row: limit=n with resourceVersion N and no
+    resourceVersionMatch is Exact (not "not older than"); with "0" it is Any;
+    a version not reached yet is 504 "Too large resource version"."""
+    a = create(watch_api, watch_ns, "a")
+    create(watch_api, watch_ns, "b")
+    latest = update(watch_api, watch_ns, "a", data={"k": "new"})
+    path = cm_path(watch_ns)
+    r = watch_api.get(path, params={"limit": "5", "resourceVersion": str(rv(a))})
+    assert names(r) == ["a"]
+    assert r.json()["metadata"]["resourceVersion"] == str(rv(a))
+    assert r.json()["items"][0]["data"] == {"k": "0"}
+    r = watch_api.get(path, params={"limit": "1", "resourceVersion": str(rv(a))})
+    page = r.json()
+    assert names(r) == ["a"] and "continue" not in page["metadata"]
+    r = watch_api.get(path, params={"limit": "5", "resourceVersion": "0"})
+    assert names(r) == ["a", "b"]
+    assert r.json()["items"][0]["data"] == {"k": "new"}
+    r = watch_api.get(path, params={"limit": "5", "resourceVersion": str(rv(latest) + 10**9)})
+    assert_status(r, 504, "Timeout")
+
+
 def test_list_invalid_combinations(watch_api, watch_ns):
     """Invalid list options: 422 naming the parameter; bad versions 400."""
     path = cm_path(watch_ns)
@@ -123,11 +145,16 @@ def test_compaction_gives_410(watch_api, watch_ns, db):
     old = int(first["metadata"]["resourceVersion"])
     update(watch_api, watch_ns, "o0", data={"k": "x"})
     compacted = wait_compacted(db, old)
-    events = stream_events(watch_api, cm_path(watch_ns), {"resourceVersion": str(old)}, limit=1)
-    assert events[0]["type"] == "ERROR"
-    status = events[0]["object"]
-    assert (status["kind"], status["code"], status["reason"]) == ("Status", 410, "Expired")
-    assert status["message"].startswith(f"too old resource version: {old}")
+    # Every watch from before the compaction: of the resource written since, of
+    # one not written at all in the window, across all namespaces.
+    for path in (cm_path(watch_ns), f"/api/v1/namespaces/{watch_ns}/secrets", "/api/v1/configmaps"):
+        events = stream_events(watch_api, path, {"resourceVersion": str(old)}, limit=1)
+        assert events[0]["type"] == "ERROR", path
+        status = events[0]["object"]
+        assert (status["kind"], status["code"], status["reason"]) == ("Status", 410, "Expired")
+        assert status["message"].startswith(f"too old resource version: {old}")
+    r = watch_api.get(cm_path(watch_ns), params={"limit": "2", "resourceVersion": str(old)})
+    assert_status(r, 410, "Expired")
     r = watch_api.get(cm_path(watch_ns), params={"resourceVersion": str(old), "resourceVersionMatch": "Exact"})
     assert_status(r, 410, "Expired")
     r = watch_api.get(cm_path(watch_ns), params={"limit": "2", "continue": first["metadata"]["continue"]})

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from kapi.management.database import require_database
 from kapi.runtime import certs, config, endpoint, tokens
 
 __all__ = ["Command", "build_kubeconfig"]
@@ -58,6 +59,10 @@ class Command(BaseCommand):
         wanted = options.get("data_dir")
         if wanted and Path(str(wanted)).resolve() != data_dir:
             raise CommandError(f"--data-dir {wanted} does not match {data_dir}")
+        if str(options["user"]) != tokens.ADMIN_USER:
+            # A Django user lives in the database: say at once if there is none,
+            # before anything is written into a mistyped data directory.
+            require_database()
         recorded = endpoint.read_endpoint(data_dir)
         server = str(options.get("server") or "")
         if not server:

@@ -2,9 +2,10 @@
 
 Every built-in kind is served through one of these: unknown fields are pruned
 (and reported for ``fieldValidation``), the object is validated against the
-kind's definition from ``kapi.registry.definitions`` with ``jsonschema``, then
-the wrapped strategy adds defaults, the rules the schema cannot say (a
-Deployment's selector must match its template) and the table columns.
+kind's definition from ``kapi.registry.definitions`` with ``jsonschema``, after
+kube's scheme defaults (``defaulters``), on every write; the wrapped strategy adds
+the rules the schema cannot say (a Deployment's selector must match its
+template) and the table columns.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from kapi.errors import Cause
+from kapi.registry.decodeerrors import decode_error
 from kapi.registry.definitions import definitions
 from kapi.registry.scale import ScalePaths
 from kapi.registry.schemavalidation import schema_causes, validator_for_definition
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.structural import prune
+from kapi.registry.types.defaulters import set_defaults
 
 __all__ = ["SchemaStrategy"]
 
@@ -47,6 +50,12 @@ class SchemaStrategy(Strategy):
             return []
         return prune(obj, definitions()[self.definition], crd=False)
 
+    def default(self, obj: Object) -> None:
+        """What kube's decoding does to every object a write sends: prune, then
+        the scheme's defaults (``kapi.registry.types.defaulters``). MUTATES ``obj``."""
+        self.prune(obj)
+        set_defaults(obj, self.definition)
+
     def _schema(self, obj: Object) -> list[Cause]:
         if self.definition is None:
             return []
@@ -55,29 +64,37 @@ class SchemaStrategy(Strategy):
 
     # -- writes --------------------------------------------------------------------
     def prepare_for_create(self, obj: Object) -> None:
-        """Prune, then the inner defaults. MAY mutate ``obj``."""
-        self.prune(obj)
+        """Prune and default, then the inner preparation. MAY mutate ``obj``."""
+        self.default(obj)
         self.inner.prepare_for_create(obj)
 
     def prepare_for_update(self, obj: Object, old: Object) -> None:
-        """Prune, then the inner carry-over. MAY mutate ``obj``."""
-        self.prune(obj)
+        """Prune and default, then the inner carry-over. MAY mutate ``obj``."""
+        self.default(obj)
         self.inner.prepare_for_update(obj, old)
 
     def prepare_for_status_update(self, obj: Object, old: Object) -> None:
-        self.prune(obj)
+        self.default(obj)
         self.inner.prepare_for_status_update(obj, old)
 
     def validate(self, obj: Object) -> list[Cause]:
         """Schema violations plus the type's rules, as kube reports both. Does not
         mutate. The rules may trip over a mistyped object; then the schema's
-        causes stand alone."""
-        return self._with_rules(self._schema(obj), lambda: self.inner.validate(obj))
+        causes stand alone. A wrong JSON type is kube's decode error (400
+        BadRequest, ``kapi.registry.decodeerrors``), raised."""
+        return self._with_rules(self._decoded(obj), lambda: self.inner.validate(obj))
 
     def validate_update(self, obj: Object, old: Object) -> list[Cause]:
         return self._with_rules(
-            self._schema(obj), lambda: self.inner.validate_update(obj, old)
+            self._decoded(obj), lambda: self.inner.validate_update(obj, old)
         )
+
+    def _decoded(self, obj: Object) -> list[Cause]:
+        causes = self._schema(obj)
+        error = decode_error(self.definition, causes)
+        if error is not None:
+            raise error
+        return causes
 
     @staticmethod
     def _with_rules(causes: list[Cause], rules) -> list[Cause]:
@@ -94,7 +111,7 @@ class SchemaStrategy(Strategy):
         return self.inner.warnings(obj)
 
     def prepare_for_subresource_update(self, subresource: str, obj: Object, old: Object) -> None:
-        self.prune(obj)
+        self.default(obj)
         self.inner.prepare_for_subresource_update(subresource, obj, old)
 
     def pending_finalizers(self, obj: Object) -> bool:

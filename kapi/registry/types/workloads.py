@@ -1,8 +1,8 @@
 """Workloads: Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet,
 ReplicationController, Job and CronJob.
 
-Nothing runs them here; the strategies default what kube defaults that users
-read back (``replicas: 1``), enforce the rules users hit first (the selector must
+Nothing runs them here; kube's defaults come from ``defaulters`` (on every
+write, as kube's decoding); the strategies enforce the rules users hit first (the selector must
 match the template's labels, containers need a name and an image, ports are in
 range) and print the columns kubectl prints, with what kube shows for an empty
 status.
@@ -17,7 +17,6 @@ from typing import Any
 from kapi.errors import Cause
 from kapi.registry.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
-from kapi.registry.types.defaulting import default_string
 from kapi.selectors import label_selector_matches
 
 __all__ = [
@@ -29,11 +28,19 @@ __all__ = [
     "ReplicaSetStrategy",
     "ReplicationControllerStrategy",
     "StatefulSetStrategy",
+    "print_bool_ptr",
     "selector_matches",
     "validate_pod_spec",
 ]
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def print_bool_ptr(value: Any) -> str:
+    """kube's printBoolPtr: ``True``/``False`` as words, ``<unset>`` for nil."""
+    if value is None:
+        return "<unset>"
+    return "True" if value else "False"
 
 
 def selector_matches(selector: dict, labels: dict) -> bool:
@@ -181,34 +188,6 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
     return causes
 
 
-def _default_pod_spec(spec: Any) -> None:
-    if not isinstance(spec, dict):
-        return
-    default_string(spec, "restartPolicy", "Always")
-    default_string(spec, "dnsPolicy", "ClusterFirst")
-    default_string(spec, "schedulerName", "default-scheduler")
-    spec.setdefault("terminationGracePeriodSeconds", 30)
-    spec.setdefault("securityContext", {})
-    for group in ("initContainers", "containers"):
-        for c in spec.get(group) or ():
-            if not isinstance(c, dict):
-                continue
-            image = c.get("image") or ""
-            tag = image.rsplit("/", 1)[-1]
-            latest = ":" not in tag or tag.endswith(":latest")
-            default_string(
-                c,
-                "imagePullPolicy",
-                "Always" if latest and "@" not in tag else "IfNotPresent",
-            )
-            default_string(c, "terminationMessagePath", "/dev/termination-log")
-            default_string(c, "terminationMessagePolicy", "File")
-            c.setdefault("resources", {})
-            for port in c.get("ports") or ():
-                if isinstance(port, dict):
-                    default_string(port, "protocol", "TCP")
-
-
 def _validate_workload(
     obj: Object, selector_required: bool = True, template_required: bool = True
 ) -> list[Cause]:
@@ -298,19 +277,8 @@ class _Workload(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Default replicas and the pod template (MUTATES ``obj``); status starts empty."""
+        """Status starts empty (defaults: ``defaulters``). MUTATES ``obj``."""
         obj.pop("status", None)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            spec.setdefault("replicas", 1)
-            _default_pod_spec((spec.get("template") or {}).get("spec"))
-
-    def prepare_for_update(self, obj: Object, old: Object) -> None:
-        super().prepare_for_update(obj, old)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            spec.setdefault("replicas", 1)
-            _default_pod_spec((spec.get("template") or {}).get("spec"))
 
     def validate(self, obj: Object) -> list[Cause]:
         return _validate_workload(obj)
@@ -330,36 +298,7 @@ class _Workload(Strategy):
         return causes
 
 
-def _default_deployment(spec: Any) -> None:
-    """kube's ``SetDefaults_Deployment`` (apps/v1), run on every write as kube
-    defaults every object it decodes."""
-    if not isinstance(spec, dict):
-        return
-    strategy = spec.get("strategy")
-    if strategy is None:
-        strategy = spec["strategy"] = {}
-    if isinstance(strategy, dict):
-        if default_string(strategy, "type", "RollingUpdate") == "RollingUpdate":
-            rolling = strategy.get("rollingUpdate")
-            if rolling is None:
-                rolling = strategy["rollingUpdate"] = {}
-            if isinstance(rolling, dict):
-                for key in ("maxUnavailable", "maxSurge"):
-                    if rolling.get(key) is None:
-                        rolling[key] = "25%"
-    spec.setdefault("revisionHistoryLimit", 10)
-    spec.setdefault("progressDeadlineSeconds", 600)
-
-
 class DeploymentStrategy(_Workload):
-    def prepare_for_create(self, obj: Object) -> None:
-        super().prepare_for_create(obj)
-        _default_deployment(obj.get("spec"))
-
-    def prepare_for_update(self, obj: Object, old: Object) -> None:
-        super().prepare_for_update(obj, old)
-        _default_deployment(obj.get("spec"))
-
     def table_columns(self) -> list[Column]:
         return [
             Column("Ready", description="Number of the pod with ready state"),
@@ -464,15 +403,6 @@ class StatefulSetStrategy(_Workload):
 
 
 class DaemonSetStrategy(_Workload):
-    def prepare_for_create(self, obj: Object) -> None:
-        obj.pop("status", None)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            _default_pod_spec((spec.get("template") or {}).get("spec"))
-
-    def prepare_for_update(self, obj: Object, old: Object) -> None:
-        Strategy.prepare_for_update(self, obj, old)
-
     def table_columns(self) -> list[Column]:
         return [
             Column(
@@ -523,8 +453,7 @@ class PodStrategy(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Default the pod spec; status starts as a Pending pod. MUTATES ``obj``."""
-        _default_pod_spec(obj.get("spec"))
+        """Status starts as a Pending pod. MUTATES ``obj``."""
         obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
 
     def validate(self, obj: Object) -> list[Cause]:
@@ -599,19 +528,8 @@ class JobStrategy(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Default completions, parallelism, backoffLimit and the selector labels. MUTATES."""
+        """Status starts empty (defaults: ``defaulters``). MUTATES ``obj``."""
         obj.pop("status", None)
-        spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return
-        spec.setdefault("completions", 1)
-        spec.setdefault("parallelism", 1)
-        spec.setdefault("backoffLimit", 6)
-        spec.setdefault("completionMode", "NonIndexed")
-        spec.setdefault("suspend", False)
-        template = spec.get("template")
-        if isinstance(template, dict):
-            _default_pod_spec(template.get("spec"))
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")
@@ -678,12 +596,6 @@ class CronJobStrategy(Strategy):
 
     def prepare_for_create(self, obj: Object) -> None:
         obj.pop("status", None)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            spec.setdefault("suspend", False)
-            default_string(spec, "concurrencyPolicy", "Allow")
-            spec.setdefault("successfulJobsHistoryLimit", 3)
-            spec.setdefault("failedJobsHistoryLimit", 1)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")
@@ -755,7 +667,7 @@ class CronJobStrategy(Strategy):
         return [
             spec.get("schedule", ""),
             spec.get("timeZone") or "<none>",
-            bool(spec.get("suspend")),
+            print_bool_ptr(spec.get("suspend")),
             len(status.get("active") or []),
             human_duration((datetime.now(UTC) - last).total_seconds())
             if last

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from django.core.management.base import BaseCommand, CommandError
 
 from kapi import errors
+from kapi.management.database import require_database
 from kapi.registry.options import UpdateOptions
 from kapi.registry.store import Registry
 from sync.api import REQUESTED_AT, sync_type
@@ -33,27 +34,35 @@ class Command(BaseCommand):
             "roll it back to an earlier revision (sync rollback NAMESPACE/NAME [REVISION]) or unpin it.")
 
     def add_arguments(self, parser) -> None:
+        data_dir_help = "Data directory of the kapi to talk to (applied by manage.py)."
+        parser.add_argument("--data-dir", help=data_dir_help)
         sub = parser.add_subparsers(dest="action", required=True)
         rec = sub.add_parser("reconcile", help="request a reconcile and wait for it")
         rec.add_argument("target", help="NAMESPACE/NAME of the Sync")
         rec.add_argument("--timeout", type=float, default=300.0)
         back = sub.add_parser("rollback", help="pin the Sync to an earlier revision and wait for it")
+        back.add_argument("--data-dir", help=data_dir_help)
         back.add_argument("target", help="NAMESPACE/NAME of the Sync")
         back.add_argument("revision", nargs="?", help="commit (sha or prefix); default: the previous one")
         back.add_argument("--timeout", type=float, default=300.0)
         unpin = sub.add_parser("unpin", help="follow the source's revision again")
+        unpin.add_argument("--data-dir", help=data_dir_help)
         unpin.add_argument("target", help="NAMESPACE/NAME of the Sync")
         unpin.add_argument("--timeout", type=float, default=300.0)
         hook = sub.add_parser("pre-receive", help="git pre-receive hook (validate-on-push)")
+        hook.add_argument("--data-dir", help=data_dir_help)
         hook.add_argument("namespace")
         hook.add_argument("name")
         kept = sub.add_parser("retained", help="list retained hosted repositories of deleted GitRepositories")
+        kept.add_argument("--data-dir", help=data_dir_help)
         kept.add_argument("namespace", nargs="?")
         res = sub.add_parser("restore", help="restore a retained hosted repository")
+        res.add_argument("--data-dir", help=data_dir_help)
         res.add_argument("target", help="NAMESPACE/NAME of the GitRepository, created again without spec.url")
         res.add_argument("--deleted-at", default=None, help="which copy (a STAMP of `sync retained`); default newest")
 
     def handle(self, *args, **options) -> None:
+        require_database()
         if options["action"] == "pre-receive":
             sys.exit(0 if self._pre_receive(options["namespace"], options["name"]) else 1)
         if options["action"] == "retained":
