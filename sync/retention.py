@@ -95,12 +95,18 @@ def _retention() -> timedelta:
 
 
 def _has_refs(path: Path) -> bool:
+    """Whether ``path`` may hold history: True for a repository with refs and,
+    when unsure (a directory git cannot read), True too, so it is kept."""
     try:
         repo = git.Repo(path)
-    except (git.NoSuchPathError, git.InvalidGitRepositoryError):
+    except git.NoSuchPathError:
         return False
+    except git.InvalidGitRepositoryError:
+        return True
     try:
         return bool(repo.git.for_each_ref("--count=1"))
+    except git.GitCommandError:
+        return True
     finally:
         repo.close()
 

@@ -58,6 +58,15 @@ def test_an_empty_repository_is_not_kept(data_dir):
     assert retention.retained() == []
 
 
+def test_an_unreadable_repository_is_kept_not_deleted(data_dir):
+    """When git cannot tell whether a directory holds history, it is retained."""
+    broken = gitstore.hosted_path("ns", "broken")
+    (broken / "objects" / "pack").mkdir(parents=True)
+    (broken / "objects" / "pack" / "pack-1.pack").write_bytes(b"PACK")
+    kept = retention.retain("ns", "broken", NOW)
+    assert kept is not None and (kept / "objects" / "pack" / "pack-1.pack").exists()
+
+
 def _expire_until_done(_: int) -> int:
     removed = 0
     while True:
