@@ -284,7 +284,8 @@ class ResourceView(KubernetesView):
             raise errors.method_not_allowed()
         allowed = rt.subresource(info.subresource).verbs if info.subresource else rt.verbs
         if verb not in allowed and not (verb in ("list", "watch") and "list" in allowed):
-            raise errors.method_not_supported(rt.group, rt.plural, verb)
+            # kube registers routes only for the verbs a resource serves.
+            raise errors.method_not_allowed()
 
         scope = RequestScope(
             resource=rt,

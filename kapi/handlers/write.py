@@ -62,7 +62,7 @@ def delete(scope: RequestScope, registry: Registry, body) -> Result:
 def delete_collection(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     if "deletecollection" not in rt.verbs:
-        raise errors.method_not_supported(rt.group, rt.plural, "deletecollection")
+        raise errors.method_not_allowed()
     options = delete_options(scope, body)
     request = decode_list_request(rt, scope)
     listed = registry.delete_collection(rt, scope.namespace, request.options, options)
