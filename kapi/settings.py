@@ -154,6 +154,11 @@ SYNC_DEFAULT_SERVICE_ACCOUNT = os.environ.get("KAPI_SYNC_DEFAULT_SERVICE_ACCOUNT
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))
+# Expired admin sessions (django_session grows otherwise; Django's clearsessions).
+CELERY_BEAT_SCHEDULE["clear-expired-sessions"] = {
+    "task": "kapi.clear_expired_sessions",
+    "schedule": 3600.0,
+}
 CELERY_BEAT_SCHEDULE["compact-change-log"] = {
     "task": "kapi.compact_change_log",
     "schedule": float(os.environ.get("KAPI_COMPACTION_INTERVAL_SECONDS", "30")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-__all__ = ["compact_change_log"]
+__all__ = ["clear_expired_sessions", "compact_change_log"]
 
 
 @shared_task(name="kapi.compact_change_log", acks_late=True, ignore_result=True)
@@ -14,3 +14,11 @@ def compact_change_log() -> None:
     from kapi.storage.compaction import compact
 
     compact(settings.KAPI_HISTORY_WINDOW_SECONDS)
+
+
+@shared_task(name="kapi.clear_expired_sessions", acks_late=True, ignore_result=True)
+def clear_expired_sessions() -> None:
+    """Delete expired admin UI sessions (run by beat; Django never does it itself)."""
+    from importlib import import_module
+
+    import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()

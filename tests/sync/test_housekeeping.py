@@ -90,3 +90,4 @@ def test_files_of_a_deleted_repository_and_stale_temporaries_go(kapi_server, tmp
     assert any((retained / ns).iterdir())
     assert (data / "git" / ns / "kept.git" / "HEAD").is_file()
     assert any(p for p in (checkouts / "kept").iterdir() if not p.name.startswith("."))
+
