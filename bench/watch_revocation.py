@@ -102,12 +102,12 @@ def _writer(target: Target, ns: str, prefix: str, writes: int, rate: float, out:
     conn.close()
 
 
-def _churn(target: Target, ns: str, every: float, stop: threading.Event) -> None:
+def _churn(target: Target, ns: str, prefix: str, every: float, stop: threading.Event) -> None:
     i = 0
     while not stop.wait(every):
         i += 1
         _request(target, "POST", f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings", {
-            "metadata": {"name": f"other-{i}"},
+            "metadata": {"name": f"{prefix}-other-{i}"},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-watch"},
             "subjects": [{"kind": "User", "name": f"somebody-{i}", "apiGroup": "rbac.authorization.k8s.io"}],
         })
@@ -128,7 +128,7 @@ async def _run(target: Target, srv, ns: str, token: str, args, prefix: str, chur
             await asyncio.sleep(0.05)
     await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 300)
     stop = threading.Event()
-    churner = threading.Thread(target=_churn, args=(target, ns, args.churn, stop), daemon=True)
+    churner = threading.Thread(target=_churn, args=(target, ns, prefix, args.churn, stop), daemon=True)
     writes: list = []
     cpu0 = _cpu(srv)
     if churn:

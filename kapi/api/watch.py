@@ -7,6 +7,10 @@ frames ``kapi.api.streaming`` sends on the event loop: no thread per watcher,
 one chunk flushed per event. Encodings are shared: the first watcher to send a
 change in a given form encodes it, the others reuse the bytes.
 
+Before each event, the watch's ``kapi.auth.revocation.Guard`` confirms that
+its caller may still see it (on an authentication and RBAC state at least as
+new as the event); once not, the stream ends with nothing more sent.
+
 ``as=Table`` / ``as=PartialObjectMetadata`` apply per event, as kube's watch
 does; a Table carries its column definitions in the first event only
 (kube's ``TableOptions.NoHeaders`` after the first object).
