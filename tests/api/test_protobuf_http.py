@@ -39,12 +39,6 @@ CLIENT_GO = f"{PROTOBUF},application/json"
 POM_LIST = "as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
-#: Built-in kinds kapi has no protobuf tables for: a client-go Accept gets JSON.
-JSON_ONLY = {
-    ("apiregistration.k8s.io", "v1", "APIService"): "kube-aggregator's generated.proto is not in the tables",
-}
-
-
 def without_nulls(value):
     """JSON as Go reads it: a ``null`` is the same as an absent field, and so is
     an empty list (protobuf cannot tell ``[]`` from no items; Go decodes both to
@@ -80,7 +74,7 @@ def _gvk(rt) -> tuple[str, str, str]:
 
 @pytest.mark.parametrize(
     "rt",
-    [rt for rt in BUILTIN_TYPES if _gvk(rt) in MINIMAL and _gvk(rt) not in JSON_ONLY],
+    [rt for rt in BUILTIN_TYPES if _gvk(rt) in MINIMAL],
     ids=lambda rt: f"{rt.plural}.{rt.group or 'core'}",
 )
 def test_every_builtin_kind_round_trips_as_protobuf(api, namespace, rt):
@@ -122,14 +116,14 @@ def test_every_builtin_kind_round_trips_as_protobuf(api, namespace, rt):
     assert as_json(deleted.content)["kind"] in (rt.kind, "Status")
 
 
-@pytest.mark.parametrize("gvk", sorted(JSON_ONLY))
-def test_kinds_without_tables_answer_json(api, gvk):
-    """A client-go Accept falls back to JSON where kapi cannot encode protobuf."""
-    group, version, kind = gvk
-    rt = next(rt for rt in BUILTIN_TYPES if _gvk(rt) == gvk)
-    r = api.get(f"/apis/{group}/{version}/{rt.plural}", headers={"Accept": CLIENT_GO})
+def test_kapi_own_kinds_answer_json(api, namespace):
+    """sync.kapi.dev kinds have no protobuf message, like custom resources: a
+    client-go Accept gets JSON, protobuf alone 406."""
+    url = f"/apis/sync.kapi.dev/v1/namespaces/{namespace}/gitrepositories"
+    r = api.get(url, headers={"Accept": CLIENT_GO})
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/json"
-    assert r.json()["kind"] == f"{kind}List"
+    assert r.json()["kind"] == "GitRepositoryList"
+    assert_status(api.get(url, headers={"Accept": PROTOBUF}), 406, "NotAcceptable")
 
 
 def test_update_patch_and_status_answer_protobuf(api, namespace):

@@ -130,6 +130,8 @@ def _proto_package(api_version: str) -> str:
     group, _, version = api_version.rpartition("/")
     if group == "meta.k8s.io":
         return "k8s.io.apimachinery.pkg.apis.meta." + version
+    if group == "apiregistration.k8s.io":
+        return "k8s.io.kube_aggregator.pkg.apis.apiregistration." + version
     return f"k8s.io.api.{group.split('.')[0] if group else 'core'}.{version}"
 
 
