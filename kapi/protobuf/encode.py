@@ -145,7 +145,9 @@ def encode_watch_event(event_type: str, obj: bytes) -> bytes:
     return struct.pack(">I", len(event)) + event
 
 
-_MAX_DEPTH = 64
+# CRD schemas (JSONSchemaProps) nest; JSON bodies are refused past 100 levels,
+# which is under 128 messages deep.
+_MAX_DEPTH = 128
 
 # Each message is compiled once into a list of field encoders with their keys
 # precomputed: the per-object work is then dict lookups and byte joins, with no
@@ -170,6 +172,8 @@ def _message_encoder(name: str) -> FieldEncoder:
         if table.startswith("[]"):
             # A Go named slice: one repeated field, items = 1.
             return _field_encoder(1, table, name)
+        if table in _NESTING:
+            return _NESTING[table]
         special = _SPECIAL[table]
         return lambda value, depth: special(value, name)
     fields: list[tuple[str, FieldEncoder]] = []
@@ -207,11 +211,19 @@ def _message_encoder(name: str) -> FieldEncoder:
 def _field_encoder(number: int, type_: str, where: str) -> FieldEncoder:
     if type_.startswith("[]"):
         single = _single_encoder(number, type_[2:], where)
+        # A JSON value may be null (a CRD enum allowing null); anything else may not.
+        keep_nulls = MESSAGES.get(type_[2:]) == "json"
 
         def repeated(value: Any, depth: int) -> bytes:
             if not isinstance(value, list):
                 raise ProtobufError(f"{where}: expected a list")
-            return b"".join([single(item, depth) for item in value if item is not None])
+            return b"".join(
+                [
+                    single(item, depth)
+                    for item in value
+                    if item is not None or keep_nulls
+                ]
+            )
 
         return repeated
     if type_.startswith("map["):
@@ -430,6 +442,41 @@ def _embedded_json(value: Any, where: str) -> bytes:
     # FieldsV1 and RawExtension hold their value as JSON bytes in field 1 (Raw).
     return _delimited(1, orjson.dumps(value))
 
+
+_SCHEMA = "apiextensions.v1.JSONSchemaProps"
+
+
+def _schema_or_array(value: Any, depth: int) -> bytes:
+    # {1 schema, 2 jSONSchemas}: a JSON array is the list, an object the schema.
+    if isinstance(value, list):
+        return b"".join(
+            _delimited(2, _message(item, _SCHEMA, depth + 1)) for item in value
+        )
+    return _delimited(1, _message(value, _SCHEMA, depth + 1))
+
+
+def _schema_or_bool(value: Any, depth: int) -> bytes:
+    # {1 allows, 2 schema}: true/false, or a schema (which allows).
+    if isinstance(value, bool):
+        return b"\x08\x01" if value else b"\x08\x00"
+    return b"\x08\x01" + _delimited(2, _message(value, _SCHEMA, depth + 1))
+
+
+def _schema_or_string_array(value: Any, depth: int) -> bytes:
+    # {1 schema, 2 property}: a JSON array of names, or a schema.
+    if isinstance(value, list):
+        if not all(isinstance(item, str) for item in value):
+            raise ProtobufError(f"{_SCHEMA}.dependencies: expected strings")
+        return b"".join(_delimited(2, item.encode()) for item in value)
+    return _delimited(1, _message(value, _SCHEMA, depth + 1))
+
+
+#: Special types whose value holds messages again (CRD schemas).
+_NESTING: dict[str, FieldEncoder] = {
+    "schemaorarray": _schema_or_array,
+    "schemaorbool": _schema_or_bool,
+    "schemaorstringarray": _schema_or_string_array,
+}
 
 _SPECIAL: dict[str, Callable[[Any, str], bytes]] = {
     "duration": _duration,

@@ -43,6 +43,10 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("admissionregistration.k8s.io/v1",),
         ("admissionregistration/v1",),
     ),
+    "apiextensions": (
+        ("apiextensions.k8s.io/v1",),
+        ("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",),
+    ),
     "apiregistration": (
         ("apiregistration.k8s.io/v1",),
         ("k8s.io/kube-aggregator/pkg/apis/apiregistration/v1",),
@@ -73,6 +77,10 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 #: Types with their own Go JSON marshaller (``kapi.protobuf.schema.SPECIAL_TYPES``).
 SPECIAL = {
+    "apiextensions.v1.JSON": "json",
+    "apiextensions.v1.JSONSchemaPropsOrArray": "schemaorarray",
+    "apiextensions.v1.JSONSchemaPropsOrBool": "schemaorbool",
+    "apiextensions.v1.JSONSchemaPropsOrStringArray": "schemaorstringarray",
     "intstr.IntOrString": "intorstring",
     "meta.v1.Duration": "duration",
     "meta.v1.FieldsV1": "json",

@@ -268,6 +268,25 @@ def test_custom_resources_stay_json(api, widgets):
     assert [item["metadata"]["name"] for item in as_json(r.content)["items"]] == ["w"]
 
 
+def test_custom_resource_definitions_are_protobuf(api, widgets):
+    """The CustomResourceDefinition kind itself is built in: get and list answer
+    protobuf with its whole schema."""
+    group = widgets.split("/")[2]
+    url = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}"
+    got = api.get(url, headers={"Accept": CLIENT_GO})
+    assert got.status_code == 200 and got.headers["Content-Type"] == PROTOBUF
+    crd = as_json(got.content)
+    assert crd == without_nulls(api.get(url).json())
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    assert schema["properties"]["spec"]["x-kubernetes-preserve-unknown-fields"] is True
+    listed = api.get(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        params={"fieldSelector": f"metadata.name=widgets.{group}"},
+        headers={"Accept": PROTOBUF},
+    )
+    assert as_json(listed.content)["kind"] == "CustomResourceDefinitionList"
+
+
 def _watch(api, path: str, accept: str, params: dict, until) -> tuple[requests.Response, list[tuple[str, dict]]]:
     """Read a protobuf watch until ``until(events)`` holds."""
     response = api.session.get(

@@ -33,8 +33,14 @@ PROTO_ROOT = Path(__file__).resolve().parent / "proto"
 MAGIC = b"k8s\x00"
 
 _META = "k8s.io.apimachinery.pkg.apis.meta.v1."
+_APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
+_SCHEMA_PROPS = _APIEXTENSIONS + "JSONSchemaProps"
 #: Messages whose Go type has its own JSON marshaller.
 _SPECIAL = {
+    _APIEXTENSIONS + "JSON",
+    _APIEXTENSIONS + "JSONSchemaPropsOrArray",
+    _APIEXTENSIONS + "JSONSchemaPropsOrBool",
+    _APIEXTENSIONS + "JSONSchemaPropsOrStringArray",
     _META + "Time",
     _META + "MicroTime",
     _META + "Duration",
@@ -86,6 +92,21 @@ _JSON_NAMES = {
         "k8s.io.api.networking.v1.IngressClassParametersReference",
         "aPIGroup",
     ): "apiGroup",
+    # JSON Schema's own names (apiextensions types_jsonschema.go)
+    **{
+        (_SCHEMA_PROPS, proto_name): json_name
+        for proto_name, json_name in {
+            "schema": "$schema",
+            "ref": "$ref",
+            "xKubernetesPreserveUnknownFields": "x-kubernetes-preserve-unknown-fields",
+            "xKubernetesEmbeddedResource": "x-kubernetes-embedded-resource",
+            "xKubernetesIntOrString": "x-kubernetes-int-or-string",
+            "xKubernetesListMapKeys": "x-kubernetes-list-map-keys",
+            "xKubernetesListType": "x-kubernetes-list-type",
+            "xKubernetesMapType": "x-kubernetes-map-type",
+            "xKubernetesValidations": "x-kubernetes-validations",
+        }.items()
+    },
 }
 
 
@@ -130,6 +151,8 @@ def _proto_package(api_version: str) -> str:
     group, _, version = api_version.rpartition("/")
     if group == "meta.k8s.io":
         return "k8s.io.apimachinery.pkg.apis.meta." + version
+    if group == "apiextensions.k8s.io":
+        return "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions." + version
     if group == "apiregistration.k8s.io":
         return "k8s.io.kube_aggregator.pkg.apis.apiregistration." + version
     return f"k8s.io.api.{group.split('.')[0] if group else 'core'}.{version}"
@@ -222,6 +245,20 @@ def _special(name: str, message: Any) -> Any:
         return message.duration  # nanoseconds: no served kind has a Duration
     if short == "FieldsV1":
         return json.loads(message.Raw) if message.Raw else None
+    if short == "JSON":
+        return json.loads(message.raw) if message.raw else None
+    if short == "JSONSchemaPropsOrArray":  # Go: the list if it has items
+        if len(message.jSONSchemas):
+            return [_message(item) for item in message.jSONSchemas]
+        return _message(message.schema) if message.HasField("schema") else None
+    if short == "JSONSchemaPropsOrBool":
+        return (
+            _message(message.schema) if message.HasField("schema") else message.allows
+        )
+    if short == "JSONSchemaPropsOrStringArray":
+        if len(message.property):
+            return list(message.property)
+        return _message(message.schema) if message.HasField("schema") else None
     if short == "RawExtension":
         return json.loads(message.raw) if message.raw else None
     if short == "Quantity":

@@ -66,6 +66,8 @@ def test_generated_tables_agree_with_protoc() -> None:
             full = prefixes[prefix] + name.removeprefix(prefix)
         elif name.startswith("apiregistration."):  # kube-aggregator's
             full = "k8s.io.kube_aggregator.pkg.apis." + name
+        elif name.startswith("apiextensions."):  # apiextensions-apiserver's
+            full = "k8s.io.apiextensions_apiserver.pkg.apis." + name
         else:
             full = "k8s.io.api." + name
         descriptor = pool.FindMessageTypeByName(full)
