@@ -79,6 +79,8 @@ def _varint(value: int) -> bytes:
     value &= 0xFFFFFFFFFFFFFFFF  # negatives are ten-byte two's complement
     if value < 0x80:
         return bytes((value,))
+    if value < 0x4000:  # the lengths of most nested messages
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -362,8 +364,16 @@ def _parse_time(value: Any, where: str) -> tuple[int, int]:
 
 
 def _time(value: Any, where: str) -> bytes:
+    if not isinstance(value, str):
+        raise ProtobufError(f"{where}: expected an RFC 3339 time")
+    return _time_bytes(value, where)
+
+
+@functools.lru_cache(maxsize=4096)
+def _time_bytes(value: str, where: str) -> bytes:
     # metav1.Time is a Timestamp {1 seconds, 2 nanos}; the JSON form has whole
-    # seconds and Go writes nanos as 0 (time_proto.go).
+    # seconds and Go writes nanos as 0 (time_proto.go). Cached: an object's
+    # creation and managedFields times, and a list's, are mostly the same few.
     seconds, _ = _parse_time(value, where)
     return _key(1, 0) + _varint(seconds) + b"\x10\x00"
 
