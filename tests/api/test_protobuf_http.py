@@ -190,6 +190,40 @@ def test_update_patch_and_status_answer_protobuf(api, namespace):
     assert status.status_code == 200 and as_json(status.content)["kind"] == "Deployment"
 
 
+def test_reviews_and_token_requests_answer_protobuf(api, namespace):
+    """The create-only kinds (access reviews, TokenReview, a ServiceAccount's
+    TokenRequest) answer protobuf too, as kube's do."""
+    review = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": namespace}},
+    }
+    r = api.post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review, headers={"Accept": PROTOBUF})
+    assert r.status_code == 201, r.content
+    answered = as_json(r.content)
+    assert answered["kind"] == "SelfSubjectAccessReview" and answered["status"]["allowed"] is True
+
+    assert api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "sa"}}).status_code == 201
+    token = api.post(
+        f"/api/v1/namespaces/{namespace}/serviceaccounts/sa/token",
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 600}},
+        headers={"Accept": CLIENT_GO},
+    )
+    assert token.status_code == 201, token.content
+    request = as_json(token.content)
+    assert request["apiVersion"] == "authentication.k8s.io/v1" and request["kind"] == "TokenRequest"
+    assert request["status"]["token"] and request["spec"]["expirationSeconds"] == 600
+
+    tokenreview = api.post(
+        "/apis/authentication.k8s.io/v1/tokenreviews",
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": request["status"]["token"]}},
+        headers={"Accept": PROTOBUF},
+    )
+    reviewed = as_json(tokenreview.content)
+    assert reviewed["status"]["authenticated"] is True
+    assert reviewed["status"]["user"]["username"] == f"system:serviceaccount:{namespace}:sa"
+
+
 def test_errors_are_protobuf_status(api, namespace):
     """A failure for a protobuf client is a protobuf ``Status`` with kube's code and reason."""
     r = api.get(f"/api/v1/namespaces/{namespace}/configmaps/missing", headers={"Accept": CLIENT_GO})
