@@ -116,7 +116,9 @@ def _server_cpu(srv) -> float:
     return total
 
 
-def over_http(objects: int, lists: int) -> dict:
+def over_http(objects: int, lists: int, result: dict) -> None:
+    """Adds ``result["http"]`` and prints ``result`` while the server still runs
+    (a slow stop on a loaded machine must not lose the figures)."""
     with server() as (target, srv):
         ns = "pbbench"
         conn = target.connection()
@@ -148,7 +150,8 @@ def over_http(objects: int, lists: int) -> dict:
                 "bytes_per_list": size,
             }
             conn.close()
-        return figures
+        result["http"] = figures
+        print(json.dumps(result, indent=1), flush=True)
 
 
 if __name__ == "__main__":
@@ -158,6 +161,7 @@ if __name__ == "__main__":
     parser.add_argument("--no-server", action="store_true")
     args = parser.parse_args()
     result = {"in_process": in_process()}
-    if not args.no_server:
-        result["http"] = over_http(args.objects, args.lists)
-    print(json.dumps(result, indent=1))
+    if args.no_server:
+        print(json.dumps(result, indent=1))
+    else:
+        over_http(args.objects, args.lists, result)
