@@ -138,6 +138,9 @@ class APIRootView(KubernetesView):
     """/api and /apis, legacy or aggregated by negotiation."""
 
     transforms = discovery.AGGREGATED_TRANSFORMS
+    # Legacy discovery documents are protobuf messages (meta.v1); the aggregated
+    # APIGroupDiscoveryList stays JSON (negotiation skips it for protobuf).
+    protobuf = True
     legacy = True
 
     def get(self, request):
@@ -153,6 +156,8 @@ class APIRootView(KubernetesView):
 
 
 class APIGroupView(KubernetesView):
+    protobuf = True
+
     def get(self, request, group):
         body = discovery.api_group(catalog(fresh=True), group)
         if body is None:
@@ -161,6 +166,8 @@ class APIGroupView(KubernetesView):
 
 
 class APIResourceListView(KubernetesView):
+    protobuf = True
+
     def get(self, request, version, group=""):
         body = discovery.api_resource_list(catalog(fresh=True), group, version)
         if body is None:

@@ -50,6 +50,11 @@ __all__ = [
 # "unversioned" (served as v1), the meta.k8s.io transforms as their own group.
 _META_KINDS: dict[tuple[str, str], str] = {
     ("v1", "Status"): "meta.v1.Status",
+    # legacy discovery (/api, /apis, /apis/GROUP, /api/v1, /apis/GROUP/VERSION)
+    ("", "APIVersions"): "meta.v1.APIVersions",  # /api names no apiVersion, as kube's
+    ("v1", "APIGroupList"): "meta.v1.APIGroupList",
+    ("v1", "APIGroup"): "meta.v1.APIGroup",
+    ("v1", "APIResourceList"): "meta.v1.APIResourceList",
     ("meta.k8s.io/v1", "Status"): "meta.v1.Status",
     ("meta.k8s.io/v1", "PartialObjectMetadata"): "meta.v1.PartialObjectMetadata",
     (

@@ -273,6 +273,31 @@ def test_negotiation_follows_kube(api, namespace):
     assert all(set(item) == {"metadata"} for item in pom["items"])
 
 
+def test_legacy_discovery_is_protobuf(api):
+    """/api, /apis, /apis/GROUP and the resource lists answer protobuf, as kube's;
+    aggregated discovery stays JSON."""
+    for path, kind in (
+        ("/api", "APIVersions"),
+        ("/apis", "APIGroupList"),
+        ("/apis/apps", "APIGroup"),
+        ("/api/v1", "APIResourceList"),
+        ("/apis/apps/v1", "APIResourceList"),
+    ):
+        r = api.get(path, headers={"Accept": CLIENT_GO})
+        assert r.status_code == 200 and r.headers["Content-Type"] == PROTOBUF, path
+        decoded = as_json(r.content)
+        assert decoded["kind"] == kind
+        expected = without_nulls(api.get(path).json())
+        assert decoded["apiVersion"] == expected.get("apiVersion", "")
+        assert {**decoded, "apiVersion": ""} == {**expected, "apiVersion": ""}
+    resources = as_json(api.get("/apis/apps/v1", headers={"Accept": PROTOBUF}).content)["resources"]
+    deployments = next(r for r in resources if r["name"] == "deployments")
+    assert deployments["namespaced"] is True and "watch" in deployments["verbs"]
+    aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    r = api.get("/apis", headers={"Accept": f"{PROTOBUF};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,{aggregated}"})
+    assert r.headers["Content-Type"].startswith("application/json") and r.json()["kind"] == "APIGroupDiscoveryList"
+
+
 @pytest.fixture(scope="module")
 def widgets(api):
     schema = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}

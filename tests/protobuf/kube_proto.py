@@ -158,6 +158,10 @@ def _proto_package(api_version: str) -> str:
     return f"k8s.io.api.{group.split('.')[0] if group else 'core'}.{version}"
 
 
+#: meta/v1 kinds served under apiVersion v1 (or none): errors and legacy discovery.
+_UNVERSIONED = {"Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"}
+
+
 def decode_object(body: bytes) -> tuple[str, str, Any]:
     """Parse a ``k8s\\x00`` body: (apiVersion, kind, parsed message of that kind)."""
     assert body[:4] == MAGIC, body[:16]
@@ -166,8 +170,8 @@ def decode_object(body: bytes) -> tuple[str, str, Any]:
     )
     api_version, kind = unknown.typeMeta.apiVersion, unknown.typeMeta.kind
     assert unknown.contentEncoding == "" and unknown.contentType == ""
-    if kind == "Status":
-        name = _META + "Status"
+    if kind in _UNVERSIONED:
+        name = _META + kind
     else:
         name = f"{_proto_package(api_version)}.{kind}"
     return api_version, kind, message_class(name).FromString(unknown.raw)
