@@ -81,6 +81,8 @@ class NotMarshalable(ProtobufError):
 
 
 def _varint(value: int) -> bytes:
+    if not -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
+        raise ProtobufError(f"integer {value} does not fit 64 bits")
     value &= 0xFFFFFFFFFFFFFFFF  # negatives are ten-byte two's complement
     if value < 0x80:
         return bytes((value,))
@@ -455,7 +457,10 @@ def _int_or_string(value: Any, where: str) -> bytes:
 
 def _embedded_json(value: Any, where: str) -> bytes:
     # FieldsV1 and RawExtension hold their value as JSON bytes in field 1 (Raw).
-    return _delimited(1, orjson.dumps(value))
+    try:
+        return _delimited(1, orjson.dumps(value))
+    except orjson.JSONEncodeError as exc:  # an integer past 64 bits
+        raise ProtobufError(f"{where}: {exc}") from None
 
 
 _SCHEMA = "apiextensions.v1.JSONSchemaProps"

@@ -157,6 +157,8 @@ def test_custom_resources_are_not_marshalable() -> None:
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"creationTimestamp": "yesterday"}},
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generation": "1"}},
         {"apiVersion": "v1", "kind": "ConfigMap", "immutable": "yes"},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generation": 1 << 64}},
+        {"apiVersion": "apps/v1", "kind": "ControllerRevision", "data": {"n": 1 << 70}},
     ],
 )
 def test_values_that_do_not_fit_their_field_are_errors(obj) -> None:
