@@ -191,6 +191,8 @@ def _message_encoder(name: str) -> FieldEncoder:
         if json_name == "":
             # An embedded Go struct: its fields sit in this very JSON object.
             fields.append(("", _submessage_encoder(number, type_)))
+        elif json_name == "items" and name.endswith("List") and _stored(type_[2:]):
+            fields.append((json_name, _list_items_encoder(number, type_[2:])))
         else:
             fields.append(
                 (json_name, _field_encoder(number, type_, f"{name}.{json_name}"))
@@ -215,6 +217,55 @@ def _message_encoder(name: str) -> FieldEncoder:
         return b"".join(parts)
 
     return encode
+
+
+# A list's items are stored objects, and a stored object never changes under
+# the same uid and resourceVersion: informers relist the same objects again and
+# again, so each item's bytes are kept (per message, since a transform such as
+# PartialObjectMetadata encodes the same object differently). Bounded by bytes;
+# cleared when full (a plain dict: views run on several threads).
+_ITEM_CACHE: dict[tuple[str, str, str], bytes] = {}
+_ITEM_CACHE_LIMIT = 32 * 1024 * 1024
+_item_cache_bytes = 0
+
+
+def _stored(type_: str) -> bool:
+    table = MESSAGES.get(type_)
+    return isinstance(table, dict) and table.get(1) == (
+        "metadata",
+        "meta.v1.ObjectMeta",
+    )
+
+
+def _list_items_encoder(number: int, type_: str) -> FieldEncoder:
+    single = _submessage_encoder(number, type_)
+
+    def items(value: Any, depth: int) -> bytes:
+        global _item_cache_bytes
+        if not isinstance(value, list):
+            raise ProtobufError(f"{type_}List.items: expected a list")
+        parts = []
+        for item in value:
+            meta = item.get("metadata") if isinstance(item, dict) else None
+            uid = meta.get("uid") if isinstance(meta, dict) else None
+            version = meta.get("resourceVersion") if uid else None
+            if not (isinstance(uid, str) and isinstance(version, str) and version):
+                if item is not None:
+                    parts.append(single(item, depth))
+                continue
+            key = (type_, uid, version)
+            data = _ITEM_CACHE.get(key)
+            if data is None:
+                data = single(item, depth)
+                if _item_cache_bytes + len(data) > _ITEM_CACHE_LIMIT:
+                    _ITEM_CACHE.clear()
+                    _item_cache_bytes = 0
+                _ITEM_CACHE[key] = data
+                _item_cache_bytes += len(data)
+            parts.append(data)
+        return b"".join(parts)
+
+    return items
 
 
 def _field_encoder(number: int, type_: str, where: str) -> FieldEncoder:

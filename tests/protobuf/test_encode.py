@@ -258,3 +258,25 @@ def test_whatever_decodes_encodes_back_to_itself(name: str, data) -> None:
     except ProtobufError:
         return
     assert decode_object(encode_object(obj)) == obj
+
+
+def test_list_items_are_reused_only_for_the_same_object_version() -> None:
+    """Relisting reuses an item's bytes for the same uid and resourceVersion; a
+    new resourceVersion is encoded afresh, and the same object in another
+    message (PartialObjectMetadata) is not confused with it."""
+    item = {"metadata": {"name": "a", "uid": "u-1", "resourceVersion": "5"}, "data": {"k": "v1"}}
+    listed = {"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {}, "items": [item]}
+    assert parsed(encode_object(listed))["items"] == [item]
+    assert parsed(encode_object(listed))["items"] == [item]
+    changed = {"metadata": {"name": "a", "uid": "u-1", "resourceVersion": "6"}, "data": {"k": "v2"}}
+    assert parsed(encode_object({**listed, "items": [changed]}))["items"] == [changed]
+    pom = {
+        "apiVersion": "meta.k8s.io/v1",
+        "kind": "PartialObjectMetadataList",
+        "metadata": {},
+        "items": [{"metadata": changed["metadata"]}],
+    }
+    assert parsed(encode_object(pom))["items"] == [{"metadata": changed["metadata"]}]
+    # without a uid or resourceVersion nothing is kept
+    loose = {"metadata": {"name": "b"}, "data": {"k": "v"}}
+    assert parsed(encode_object({**listed, "items": [loose, item]}))["items"] == [loose, item]
