@@ -122,6 +122,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": [
         "kapi.api.renderers.JSONRenderer",
         "kapi.api.renderers.YAMLRenderer",
+        "kapi.api.renderers.ProtobufRenderer",
     ],
     "EXCEPTION_HANDLER": "kapi.api.exceptions.status_exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -2,11 +2,20 @@
 
 The ``Accept`` header is a list of media types with parameters and weights;
 the first acceptable one wins (by weight, then order). A type is acceptable
-when its encoding is one we write (JSON, YAML) and its ``as``/``g``/``v``
-parameters name a transform this endpoint offers (``Table``,
+when its encoding is one we write (JSON, YAML, Kubernetes protobuf) and its
+``as``/``g``/``v`` parameters name a transform this endpoint offers (``Table``,
 ``PartialObjectMetadata``, ``APIGroupDiscoveryList``). DRF's default matcher is
 not used: it depends on renderer order and ignores these parameters (apiserver
 ``handlers/negotiation/negotiate.go``).
+
+Protobuf follows kube-apiserver's ``RequestScope.AllowsMediaTypeTransform``: an
+endpoint offers it for its own objects only when they have a protobuf message
+(built-in kinds; a custom resource's endpoint leaves it out, like the CRD
+handler's ``StandardSerializers``), ``as=PartialObjectMetadata[List]`` may be
+protobuf on any resource endpoint, and ``as=Table`` is JSON or YAML only. A
+client that accepts ``application/vnd.kubernetes.protobuf,application/json``
+therefore gets JSON where protobuf is not offered, and 406 only when it accepts
+nothing else.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from kapi import errors
 
 __all__ = [
+    "PROTOBUF",
     "KubernetesContentNegotiation",
     "MediaType",
     "Output",
@@ -25,7 +35,11 @@ __all__ = [
     "parse_accept",
 ]
 
-ACCEPTED_MEDIA_TYPES = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+ACCEPTED_MEDIA_TYPES = ["application/json", "application/yaml", PROTOBUF]
+_MEDIA_TYPES = {"json": "application/json", "yaml": "application/yaml", "protobuf": PROTOBUF}
+#: The transforms kube encodes as protobuf (``metav1.Table`` has no message).
+_PROTOBUF_TRANSFORMS = frozenset({"PartialObjectMetadata", "PartialObjectMetadataList"})
 
 
 @dataclass(frozen=True)
@@ -42,15 +56,15 @@ class MediaType:
 
 @dataclass(frozen=True)
 class Output:
-    """The negotiated answer: ``encoding`` is "json" or "yaml"; ``transform`` is
-    None or (as, group, version), e.g. ("Table", "meta.k8s.io", "v1")."""
+    """The negotiated answer: ``encoding`` is "json", "yaml" or "protobuf";
+    ``transform`` is None or (as, group, version), e.g. ("Table", "meta.k8s.io", "v1")."""
 
     encoding: str
     transform: tuple[str, str, str] | None = None
 
     @property
     def content_type(self) -> str:
-        base = "application/json" if self.encoding == "json" else "application/yaml"
+        base = _MEDIA_TYPES[self.encoding]
         if self.transform:
             as_, g, v = self.transform
             return f"{base};as={as_};g={g};v={v}"
@@ -98,14 +112,20 @@ def _encoding(mt: MediaType) -> str | None:
         return "json"
     if mt.subtype == "yaml":
         return "yaml"
+    if mt.subtype == "vnd.kubernetes.protobuf":
+        return "protobuf"
     return None
 
 
 def negotiate_output(
-    accept: str | None, transforms: tuple[tuple[str, str, str], ...] = ()
+    accept: str | None,
+    transforms: tuple[tuple[str, str, str], ...] = (),
+    protobuf: bool = False,
 ) -> Output:
     """Pick the output for ``accept`` among the encodings and ``transforms`` offered.
 
+    ``protobuf`` says whether the endpoint's own objects may be answered as
+    protobuf; the PartialObjectMetadata transforms may be whenever offered.
     Raises 406 NotAcceptable when nothing offered is acceptable.
     """
     if not accept or not accept.strip():
@@ -116,7 +136,11 @@ def negotiate_output(
             continue
         as_ = mt.params.get("as")
         if not as_:
+            if encoding == "protobuf" and not protobuf:
+                continue
             return Output(encoding)
+        if encoding == "protobuf" and as_ not in _PROTOBUF_TRANSFORMS:
+            continue
         wanted = (as_, mt.params.get("g", ""), mt.params.get("v", ""))
         if wanted in transforms:
             return Output(encoding, wanted)

@@ -2,7 +2,7 @@
 
 kubectl's typed clients send built-in objects as Kubernetes protobuf; the parser
 decodes them into the dict a JSON client would have sent, so handlers never see
-the wire format. kapi only answers JSON, so nothing encodes protobuf.
+the wire format. Responses are encoded by ``renderers.ProtobufRenderer``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kapi import errors
-from kapi.api import access, discovery
+from kapi.api import access, discovery, protobuf_negotiation
 from kapi.api.negotiation import negotiate_output
 from kapi.api.request_info import parse_request_path, verb_for
 from kapi.api.transforms import OBJECT_TRANSFORMS, apply_transform
@@ -80,13 +80,17 @@ class KubernetesView(APIView):
     the way the client asked."""
 
     transforms: tuple = ()
+    #: Whether the endpoint may answer protobuf (ResourceView narrows it per kind).
+    protobuf = False
     #: Whether request paths name resources (else they are non-resource URLs to RBAC).
     resource_view = False
 
     def initial(self, request, *args, **kwargs):
         access.start(request)
         try:
-            request.kapi_output = negotiate_output(request.META.get("HTTP_ACCEPT"), self.transforms)
+            request.kapi_output = negotiate_output(
+                request.META.get("HTTP_ACCEPT"), self.transforms, self.protobuf
+            )
         except errors.StatusError:
             request.kapi_output = None
             super().initial(request, *args, **kwargs)
@@ -134,6 +138,9 @@ class APIRootView(KubernetesView):
     """/api and /apis, legacy or aggregated by negotiation."""
 
     transforms = discovery.AGGREGATED_TRANSFORMS
+    # Legacy discovery documents are protobuf messages (meta.v1); the aggregated
+    # APIGroupDiscoveryList stays JSON (negotiation skips it for protobuf).
+    protobuf = True
     legacy = True
 
     def get(self, request):
@@ -149,6 +156,8 @@ class APIRootView(KubernetesView):
 
 
 class APIGroupView(KubernetesView):
+    protobuf = True
+
     def get(self, request, group):
         body = discovery.api_group(catalog(fresh=True), group)
         if body is None:
@@ -157,6 +166,8 @@ class APIGroupView(KubernetesView):
 
 
 class APIResourceListView(KubernetesView):
+    protobuf = True
+
     def get(self, request, version, group=""):
         body = discovery.api_resource_list(catalog(fresh=True), group, version)
         if body is None:
@@ -228,6 +239,7 @@ class ResourceView(KubernetesView):
     """Every resource URL: /api/v1/..., /apis/GROUP/VERSION/..."""
 
     transforms = OBJECT_TRANSFORMS
+    protobuf = True
     resource_view = True
 
     def get(self, request, **kwargs):
@@ -286,6 +298,10 @@ class ResourceView(KubernetesView):
         if verb not in allowed and not (verb in ("list", "watch") and "list" in allowed):
             # kube registers routes only for the verbs a resource serves.
             raise errors.method_not_allowed()
+        output = request.kapi_output
+        if output.encoding == "protobuf" and output.transform is None:
+            # Before any write, as kube negotiates before it acts.
+            protobuf_negotiation.narrow(self, request, rt, info.subresource)
 
         scope = RequestScope(
             resource=rt,

@@ -14,6 +14,11 @@ new as the event); once not, the stream ends with nothing more sent.
 ``as=Table`` / ``as=PartialObjectMetadata`` apply per event, as kube's watch
 does; a Table carries its column definitions in the first event only
 (kube's ``TableOptions.NoHeaders`` after the first object).
+
+With ``application/vnd.kubernetes.protobuf`` the stream is
+``;stream=watch``: each frame is a 4-byte big-endian length and a
+``WatchEvent`` whose object is the protobuf-encoded object (magic included),
+as kube's protobuf stream serializer and ``LengthDelimitedFramer`` write it.
 """
 
 from __future__ import annotations
@@ -24,13 +29,15 @@ import orjson
 from django.db import connection
 
 from kapi.api.connection import closer as connection_closer
+from kapi.api.renderers import dump_protobuf
 from kapi.api.streaming import WatchStreamResponse
 from kapi.api.transforms import partial_object_metadata, to_table
 from kapi.handlers.scope import RequestScope
 from kapi.handlers.watch import WatchEvent, plan_watch, stream
+from kapi.protobuf.encode import encode_watch_event
 from kapi.registry.store import Registry
 
-__all__ = ["encode_event", "serve_watch"]
+__all__ = ["encode_event", "encode_protobuf_event", "serve_watch"]
 
 
 def _transform(plan, obj: dict, transform, include_object: str, first: bool) -> dict:
@@ -51,6 +58,15 @@ def encode_event(event_type: str, obj: dict) -> bytes:
     return orjson.dumps({"type": event_type, "object": obj}) + b"\n"
 
 
+def encode_protobuf_event(event_type: str, obj: dict) -> bytes:
+    body, code = dump_protobuf(obj)
+    if code is not None:
+        # An object that cannot be encoded ends nothing but itself: the watcher
+        # gets the ERROR event kube's watch encoder would report.
+        event_type = "ERROR"
+    return encode_watch_event(event_type, body)
+
+
 def _credentials(scope: RequestScope, request):
     """What the watch was allowed with, to re-check it as RBAC and identities
     change (``kapi.auth.revocation``); None for in-process users (the git
@@ -68,11 +84,12 @@ def _credentials(scope: RequestScope, request):
 
 
 async def _frames(
-    plan, registry: Registry, transform, include_object: str, creds=None
+    plan, registry: Registry, transform, include_object: str, creds=None, encoding: str = "json"
 ) -> AsyncIterator[bytes]:
     first = True
     pending: list[bytes] = []
-    tkey = (transform, include_object)
+    encode = encode_protobuf_event if encoding == "protobuf" else encode_event
+    tkey = (transform, include_object, encoding)
     guard = None
     if creds is not None:
         from kapi.auth import revocation
@@ -90,7 +107,7 @@ async def _frames(
             # A permission went (RBAC, the token, the user) no later than this
             # event: nothing more is sent, and the stream ends.
             return
-        frame = _encode(plan, event, transform, include_object, first, tkey)
+        frame = _encode(plan, event, transform, include_object, first, tkey, encode)
         if event.type != "ERROR":
             first = False
         if event.more:
@@ -105,22 +122,26 @@ async def _frames(
         yield frame
 
 
-def _encode(plan, event: WatchEvent, transform, include_object, first: bool, tkey) -> bytes:
+def _encode(plan, event: WatchEvent, transform, include_object, first: bool, tkey, encode=encode_event) -> bytes:
     if event.type == "ERROR":
-        return encode_event("ERROR", event.object)
+        return encode("ERROR", event.object)
     if event.type == "BOOKMARK" and transform is not None:
+        if encode is encode_protobuf_event:
+            # Protobuf has a message for PartialObjectMetadata, not for every
+            # kind (a custom resource): the bookmark is transformed too, as kube's.
+            return encode("BOOKMARK", partial_object_metadata(event.object, transform[2]))
         # A bookmark stays a bare object with a version (what clients look for).
-        return encode_event("BOOKMARK", event.object)
+        return encode("BOOKMARK", event.object)
     shareable = event.memo is not None and not (first and transform is not None)
     if shareable:
         key = (event.key, tkey)
         data = event.memo.get(key)
         if data is None:
-            data = event.memo[key] = encode_event(
+            data = event.memo[key] = encode(
                 event.type, _transform(plan, event.object, transform, include_object, False)
             )
         return data
-    return encode_event(event.type, _transform(plan, event.object, transform, include_object, first))
+    return encode(event.type, _transform(plan, event.object, transform, include_object, first))
 
 
 def serve_watch(scope: RequestScope, registry: Registry, request) -> WatchStreamResponse:
@@ -139,9 +160,17 @@ def serve_watch(scope: RequestScope, registry: Registry, request) -> WatchStream
         raise errors.bad_request(
             f'includeObject: Unsupported value: "{include_object}": supported values: "None", "Metadata", "Object"'
         )
+    if output.encoding == "protobuf":
+        content_type = output.content_type.split(";")[0] + ";stream=watch"
+    elif "json" in output.content_type:
+        content_type = output.content_type
+    else:
+        content_type = "application/json"
     response = WatchStreamResponse(
-        _frames(plan, registry, transform, include_object, _credentials(scope, request)),
-        content_type=output.content_type if "json" in output.content_type else "application/json",
+        _frames(
+            plan, registry, transform, include_object, _credentials(scope, request), output.encoding
+        ),
+        content_type=content_type,
         status=200,
     )
     response["Cache-Control"] = "no-cache, private"

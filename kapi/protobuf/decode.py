@@ -47,9 +47,10 @@ __all__ = [
 
 MAGIC = b"k8s\x00"
 
-# Kubernetes types are not recursive except through RawExtension, which may hold
-# another protobuf object; the bound keeps a crafted body from exhausting the stack.
-_MAX_DEPTH = 64
+# Kubernetes types are recursive only through RawExtension (which may hold
+# another protobuf object) and CRD schemas (JSONSchemaProps); the bound keeps a
+# crafted body from exhausting the stack.
+_MAX_DEPTH = 128
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -363,11 +364,58 @@ def _embedded_json(data: bytes, depth: int) -> Any:
         raise ProtobufError(f"embedded JSON is invalid: {exc}") from None
 
 
+_SCHEMA = "apiextensions.v1.JSONSchemaProps"
+
+
+def _schema_parts(data: bytes, depth: int) -> tuple[Any, list[Any], int]:
+    """(field 1 schema, field 2 items, field 1 varint) of a JSONSchemaPropsOr*."""
+    first: Any = None
+    items: list[Any] = []
+    flag = 0
+    for number, wire_type, value in iter_fields(data):
+        if number == 1 and wire_type == VARINT:
+            flag = value
+        elif number == 1 and wire_type == LENGTH_DELIMITED:
+            first = _message(value, _SCHEMA, depth + 1)
+        elif number == 2 and wire_type == LENGTH_DELIMITED:
+            items.append(value)
+    return first, items, flag
+
+
+def _schema_or_array(data: bytes, depth: int) -> Any:
+    # Go: the list if it has items, else the schema (JSONSchemaPropsOrArray.MarshalJSON).
+    schema, items, _ = _schema_parts(data, depth)
+    if items:
+        return [_message(item, _SCHEMA, depth + 1) for item in items]
+    return schema
+
+
+def _schema_or_bool(data: bytes, depth: int) -> Any:
+    # {1 allows, 2 schema}: the schema if set, else the boolean.
+    allows, schema = False, None
+    for number, wire_type, value in iter_fields(data):
+        if number == 1 and wire_type == VARINT:
+            allows = value != 0
+        elif number == 2 and wire_type == LENGTH_DELIMITED:
+            schema = _message(value, _SCHEMA, depth + 1)
+    return schema if schema is not None else allows
+
+
+def _schema_or_string_array(data: bytes, depth: int) -> Any:
+    schema, items, _ = _schema_parts(data, depth)
+    if items:
+        return [_text(item) for item in items]
+    return schema
+
+
 _SPECIAL: dict[str, Callable[[bytes, int], Any]] = {
     "duration": _duration,
     "intorstring": _int_or_string,
     "json": _embedded_json,
     "microtime": _micro_time,
     "quantity": _quantity,
+    "schemaorarray": _schema_or_array,
+    "schemaorbool": _schema_or_bool,
+    "schemaorstringarray": _schema_or_string_array,
     "time": _time,
 }

@@ -64,6 +64,10 @@ SPECIAL_TYPES = frozenset(
         "json",  # FieldsV1 / RawExtension {1 raw bytes} → embedded JSON value
         "microtime",  # meta.v1.MicroTime {1 seconds, 2 nanos} → RFC 3339, 6 digits
         "quantity",  # resource.Quantity {1 string} → "100m"
+        # apiextensions.v1.JSONSchemaPropsOr*: a schema, or another JSON form
+        "schemaorarray",  # {1 schema, 2 jSONSchemas} → schema or [schema...]
+        "schemaorbool",  # {1 allows, 2 schema} → schema or true/false
+        "schemaorstringarray",  # {1 schema, 2 property} → schema or ["a", ...]
         "time",  # meta.v1.Time {1 seconds} → RFC 3339 seconds, zero → null
     }
 )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from kapi.protobuf import (
     messages_admissionregistration,
+    messages_apiextensions,
+    messages_apiregistration,
     messages_apps,
     messages_authentication,
     messages_authorization,
@@ -35,6 +37,8 @@ __all__ = ["KINDS", "MESSAGES", "message_for_kind"]
 
 _GROUPS = (
     messages_admissionregistration,
+    messages_apiextensions,
+    messages_apiregistration,
     messages_apps,
     messages_authentication,
     messages_authorization,

@@ -1,6 +1,6 @@
 """Protobuf wire format: splitting a message into (field number, wire type, value).
 
-Only decoding is needed: kubectl sends protobuf bodies, kapi answers JSON. The
+Decoding only (``kapi.protobuf.encode`` writes its own fields). The
 reader knows nothing about schemas; it yields raw fields and leaves their meaning
 to ``kapi.protobuf.decode``. Every malformed input raises ``ProtobufError``, so a
 truncated or corrupt body becomes a 400, never an ``IndexError``::

@@ -89,13 +89,16 @@ def test_body_over_3_mib_is_413(api, namespace):
 
 
 def test_accept_negotiation(api):
-    r = api.get("/api/v1/namespaces/default", headers={"Accept": "application/vnd.kubernetes.protobuf"})
+    r = api.get("/api/v1/namespaces/default", headers={"Accept": "text/html"})
     assert_status(r, 406, "NotAcceptable")
     r = api.get("/api/v1/namespaces/default", headers={"Accept": "text/html, application/yaml;q=0.9, application/json;q=0.5"})
     assert r.headers["Content-Type"].startswith("application/yaml")
-    r = api.get("/api/v1/namespaces/default", headers={"Accept": "application/vnd.kubernetes.protobuf, */*"})
+    r = api.get("/api/v1/namespaces/default", headers={"Accept": "text/html, */*"})
     assert r.headers["Content-Type"].startswith("application/json")
     assert r.json()["metadata"]["name"] == "default"
+    # /version has no protobuf form: the client's JSON fallback wins.
+    r = api.get("/version", headers={"Accept": "application/vnd.kubernetes.protobuf, */*"})
+    assert r.headers["Content-Type"].startswith("application/json")
 
 
 def test_pretty_output(api):
