@@ -6,6 +6,8 @@ import orjson
 import yaml
 from rest_framework.renderers import BaseRenderer
 
+from kapi.handlers.cachedlist import EncodedJSON
+
 __all__ = ["JSONRenderer", "YAMLRenderer", "dump_json", "dump_yaml", "wants_pretty"]
 
 _PRETTY_AGENTS = ("curl", "Wget", "Mozilla/")
@@ -48,6 +50,8 @@ class JSONRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:
             return b""
+        if isinstance(data, EncodedJSON):  # a list from the cache, written as it is
+            return data.data + b"\n"
         request = (renderer_context or {}).get("request")
         return dump_json(data, wants_pretty(request))
 
