@@ -62,7 +62,10 @@ def list_from_cache(
         return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
 
     cache = listcache.list_cache()
-    store = cache.current(key, fill)
+    try:
+        store = cache.current(key, fill)
+    except (TimeoutError, RuntimeError):
+        return None  # the event loop is stopping: the database answers instead
     if store is None:
         return None
     namespace = scope.namespace if rt.namespaced else None

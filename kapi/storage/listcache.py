@@ -187,23 +187,32 @@ class ListCache:
         cache = self.cache
         store = self.store(key)
         with store.lock:
-            for _attempt in range(2):
-                if store.position is None:
-                    page = fill()
-                    position = _on_loop(cache.loop, functools.partial(channel.position_after, page.revision))
-                    if position is None:
-                        return None  # the channel starts after the list: no way to join them
-                    store.fill(page)
-                    store.position = position
-                # Channels change on the loop only; read there, all at once:
-                # the revision first (every event at or below it is published).
-                seen, events = _on_loop(cache.loop, lambda: (cache.revision, channel.since(store.position)))
-                if events is None:
-                    store.position = None  # events we need were trimmed: refill
-                    continue
-                store.apply(events, seen)
-                store.position += len(events)
-                return store
+            try:
+                return self._bring_up_to_date(store, channel, cache, fill)
+            except BaseException:
+                store.position = None  # half applied: refill next time
+                raise
+
+    @staticmethod
+    def _bring_up_to_date(store: Store, channel, cache: WatchCache, fill: Callable[[], ListPage]) -> Store | None:
+        """Called with ``store.lock`` held."""
+        for _attempt in range(2):
+            if store.position is None:
+                page = fill()
+                position = _on_loop(cache.loop, functools.partial(channel.position_after, page.revision))
+                if position is None:
+                    return None  # the channel starts after the list: no way to join them
+                store.fill(page)
+                store.position = position
+            # Channels change on the loop only; read there, all at once:
+            # the revision first (every event at or below it is published).
+            seen, events = _on_loop(cache.loop, lambda: (cache.revision, channel.since(store.position)))
+            if events is None:
+                store.position = None  # events we need were trimmed: refill
+                continue
+            store.apply(events, seen)
+            store.position += len(events)
+            return store
         return None
 
     @staticmethod
