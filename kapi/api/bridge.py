@@ -27,8 +27,10 @@ from concurrent.futures import ThreadPoolExecutor
 from django.core import signals
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse
 
+from kapi import errors
+from kapi.api.middleware import status_response
 from kapi.api.parsers import MAX_BODY_BYTES
 from kapi.storage import listcache
 
@@ -111,7 +113,7 @@ class APIBridge(base.BaseHandler):
         try:
             request = self.request_class(scope, io.BytesIO(body))
         except UnicodeDecodeError:
-            response = HttpResponseBadRequest()
+            response = status_response(errors.bad_request("the request is not valid UTF-8"))
         else:
             response = self.get_response(request)
         try:
