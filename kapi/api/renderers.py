@@ -9,6 +9,7 @@ import yaml
 from rest_framework.renderers import BaseRenderer
 
 from kapi import errors
+from kapi.handlers.cachedlist import EncodedJSON
 from kapi.protobuf.encode import NotMarshalable, encode_object
 from kapi.protobuf.wire import ProtobufError
 
@@ -64,6 +65,8 @@ class JSONRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:
             return b""
+        if isinstance(data, EncodedJSON):  # a list from the cache, written as it is
+            return data.data + b"\n"
         request = (renderer_context or {}).get("request")
         return dump_json(data, wants_pretty(request))
 

@@ -7,6 +7,10 @@ from kapi.api import metrics, views
 __all__ = ["urlpatterns"]
 
 urlpatterns = [
+    # Resource URLs first: nearly every request is one, and Django tries the
+    # patterns in order (no other pattern here matches these paths).
+    re_path(r"^api/[^/]+/.+$", views.ResourceView.as_view()),
+    re_path(r"^apis/[^/]+/[^/]+/.+$", views.ResourceView.as_view()),
     path("version", views.VersionView.as_view()),
     path("version/", views.VersionView.as_view()),
     path("metrics", metrics.MetricsView.as_view()),
@@ -24,6 +28,4 @@ urlpatterns = [
     re_path(r"^api/(?P<version>[^/]+)/?$", views.APIResourceListView.as_view()),
     re_path(r"^apis/(?P<group>[^/]+)/?$", views.APIGroupView.as_view()),
     re_path(r"^apis/(?P<group>[^/]+)/(?P<version>[^/]+)/?$", views.APIResourceListView.as_view()),
-    re_path(r"^api/[^/]+/.+$", views.ResourceView.as_view()),
-    re_path(r"^apis/[^/]+/[^/]+/.+$", views.ResourceView.as_view()),
 ]

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from kapi import errors
 from kapi.api import access, discovery, protobuf_negotiation
 from kapi.api.negotiation import negotiate_output
+from kapi.api.renderers import wants_pretty
 from kapi.api.request_info import parse_request_path, verb_for
 from kapi.api.transforms import OBJECT_TRANSFORMS, apply_transform
 from kapi.auth.access import registry_for
@@ -347,7 +348,9 @@ class ResourceView(KubernetesView):
         if verb == "get":
             return read.get(scope, reg)
         if verb == "list":
-            return read.list_(scope, reg)
+            output = request.kapi_output
+            plain = output.encoding == "json" and output.transform is None and not wants_pretty(request)
+            return read.list_(scope, reg, encoded=plain)
         if verb == "watch":
             from kapi.api.watch import serve_watch  # streaming lives on its own
 

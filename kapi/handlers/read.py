@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kapi import errors
+from kapi.handlers.cachedlist import cacheable, list_from_cache
 from kapi.handlers.continue_token import encode_continue
 from kapi.handlers.listing import (
     decode_list_request,
@@ -34,9 +35,16 @@ def get(scope: RequestScope, registry: Registry) -> Result:
     return Result(200, registry.get(rt, scope.namespace or "", scope.name))
 
 
-def list_(scope: RequestScope, registry: Registry) -> Result:
+def list_(scope: RequestScope, registry: Registry, encoded: bool = False) -> Result:
+    """``encoded``: the caller writes plain JSON, so a list from the cache may
+    come as ``EncodedJSON`` bytes."""
     rt = scope.resource
     request = decode_list_request(rt, scope)
+    min_revision = cacheable(request)
+    if min_revision is not None:
+        cached = list_from_cache(scope, registry, request, min_revision, encoded)
+        if cached is not None:
+            return cached
     options = request.options
     if options.min_revision is not None:
         wait_for_revision(registry.storage, options.min_revision)

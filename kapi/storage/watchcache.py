@@ -203,6 +203,8 @@ class WatchCache:
         self.stopping = False
         self.stats = {"watchers": 0, "overflows": 0, "events": 0, "reads": 0, "notifies": 0}
         self._task: asyncio.Task | None = None
+        #: The event loop the listener runs on (set by ``start``).
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
         self._stop_waiters: list[Callable[[], None]] = []
 
@@ -210,6 +212,7 @@ class WatchCache:
     async def start(self) -> None:
         """Start the listener (once) and wait for its first horizon."""
         if self._task is None:
+            self.loop = asyncio.get_running_loop()
             self._ready = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._run(), name="kapi-watch-cache")
             self._hook_signals()
@@ -303,12 +306,15 @@ class WatchCache:
                     event = change_from_row(row)
                     by_channel.setdefault((event.group, event.resource), []).append(event)
                 self.stats["events"] += len(rows)
-                self.revision = int(rows[-1][0]) if len(rows) == self.batch else horizon
+                upto = int(rows[-1][0]) if len(rows) == self.batch else horizon
                 for key, events in by_channel.items():
                     metrics.WATCH_CACHE_EVENTS_RECEIVED.labels(*key).inc(len(events))
                     channel = self.channels.get(key)
                     if channel is not None:
                         channel.publish(events)
+                # Only now: a request thread reading ``revision`` (the list
+                # cache) must find every event at or below it published.
+                self.revision = upto
         # Channels without events learn of the new revision on their next wait.
 
 

@@ -1,0 +1,237 @@
+"""Lists served from memory: each API process's copy of a resource's objects.
+
+kube-apiserver answers ``resourceVersion=0`` lists (and ``NotOlderThan`` ones
+its cache is fresh enough for) from its cacher's store, not from etcd
+(``pkg/storage/cacher/watch_cache.go``). kapi does the same on top of the
+process's watch cache (``kapi.storage.watchcache``): a :class:`Store` per
+served (group, resource, apiVersion) is filled once by a consistent list from
+the database and then kept current by applying that resource's change events,
+read from the watch cache's channel at the store's cursor. Nothing runs in the
+background: a list brings its store up to date (under the store's lock) before
+it answers, so a store costs nothing while nobody lists it.
+
+Each :class:`Entry` keeps the stored form (shared, never mutated: selectors
+match it) and, once served, its JSON encoding in the served version, so a
+plain JSON list is the entries' bytes joined (no parse, no re-encode).
+
+Ordering: the store is exactly the collection at ``Store.revision``. Events
+are applied in version order; the watch cache raises its ``revision`` only
+after publishing every event at or below it, so reading that revision before
+the events proves the store complete up to it. When the channel lost events
+the store needs (trimmed, or reset after compaction) the store is refilled
+from the database. Memory: about 4.7 KiB per cached ConfigMap of 1 KiB data
+(1.4 KiB of JSON): 3.3 KiB for the parsed stored form, 1.4 KiB for its
+encoding (measured with tracemalloc over 10,000; see ``bench/README.md``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import copy
+import functools
+import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+
+from kapi.storage.interface import ListPage
+from kapi.storage.watchcache import WatchCache, watch_cache
+
+__all__ = ["Entry", "ListCache", "Store", "bind_loop", "enabled", "list_cache"]
+
+Object = dict[str, Any]
+#: A store's key: stored group and resource, and the served apiVersion.
+Key = tuple[str, str, str]
+
+#: How long a list waits for the watch cache to start (first use in a process).
+START_TIMEOUT = 5.0
+
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Remember the event loop the watch cache runs (or will run) on; the
+    ASGI bridge calls this, so request threads can start it."""
+    global _loop
+    if _loop is None:
+        _loop = loop
+
+
+def enabled() -> bool:
+    """Whether lists may be served from memory in this process: an API process
+    with an event loop (not Celery or a management command), and not turned
+    off with ``KAPI_LIST_CACHE=0``."""
+    return _loop is not None and os.environ.get("KAPI_LIST_CACHE", "1") != "0"
+
+
+class Entry:
+    """One object in a store: ``stored`` is the stored form with its
+    resourceVersion (read-only); ``encoded`` its served JSON, once made."""
+
+    __slots__ = ("encoded", "stored")
+
+    def __init__(self, stored: Object) -> None:
+        self.stored = stored
+        self.encoded: bytes | None = None
+
+
+class Store:
+    """One resource's objects as of ``revision``; ``position`` is the cursor in
+    the watch cache's channel (None: fill from the database first)."""
+
+    def __init__(self) -> None:
+        self.objects: dict[tuple[str, str], Entry] = {}
+        self.revision = 0
+        self.position: int | None = None
+        self.lock = threading.Lock()
+        self._sorted: list[tuple[str, str]] | None = None
+
+    def keys(self) -> list[tuple[str, str]]:
+        """Keys in (namespace, name) order, as the database lists them."""
+        if self._sorted is None:
+            self._sorted = sorted(self.objects)
+        return self._sorted
+
+    def fill(self, page: ListPage) -> None:
+        self.objects = {
+            (o["metadata"].get("namespace") or "", o["metadata"]["name"]): Entry(o) for o in page.items
+        }
+        self.revision = page.revision
+        self._sorted = None
+
+    def apply(self, events: Iterable, seen: int) -> None:
+        """Apply change events (in version order) newer than the store; then
+        the store is complete up to ``seen`` as well."""
+        from kapi.storage.postgres import _stamp
+
+        for event in events:
+            if event.revision <= self.revision:
+                continue  # already in the list the store was filled from
+            key = (event.namespace, event.name)
+            if event.type == "DELETED":
+                if self.objects.pop(key, None) is not None:
+                    self._sorted = None
+            else:
+                if key not in self.objects:
+                    self._sorted = None
+                self.objects[key] = Entry(_stamp(event.raw, event.revision))
+            self.revision = event.revision
+        self.revision = max(self.revision, seen)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[[], Any]) -> Any:
+    """``fn()`` run on ``loop`` (a channel is only consistent there), from a request thread."""
+    if loop is None:
+        raise RuntimeError("the watch cache is not running")
+    done: concurrent.futures.Future = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            done.set_result(fn())
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            done.set_exception(exc)
+
+    loop.call_soon_threadsafe(run)
+    return done.result(START_TIMEOUT)
+
+
+class ListCache:
+    """The stores of one process."""
+
+    def __init__(self, cache: WatchCache | None = None) -> None:
+        self._cache = cache
+        self._stores: dict[Key, Store] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def cache(self) -> WatchCache:
+        return self._cache or watch_cache()
+
+    def store(self, key: Key) -> Store:
+        with self._lock:
+            store = self._stores.get(key)
+            if store is None:
+                store = self._stores[key] = Store()
+            return store
+
+    def _channel(self, group: str, resource: str):
+        """The watch cache's channel, created on its loop (the listener
+        publishes there, so a channel must not appear halfway through a batch)."""
+        cache = self.cache
+        channel = cache.channels.get((group, resource))
+        if channel is not None and cache.loop is not None:
+            return channel
+        loop = _loop
+        if loop is None or loop.is_closed():
+            return None
+
+        async def open_channel():
+            await cache.start()
+            return cache.channel(group, resource)
+
+        try:
+            return asyncio.run_coroutine_threadsafe(open_channel(), loop).result(START_TIMEOUT)
+        except Exception:  # noqa: BLE001 - no cache now: the caller lists from the database
+            return None
+
+    def current(self, key: Key, fill: Callable[[], ListPage]) -> Store | None:
+        """The store for ``key`` brought up to date; None when the watch cache
+        is unavailable and the caller must list from the database. The caller
+        reads the store under ``store.lock``."""
+        channel = self._channel(key[0], key[1])
+        if channel is None:
+            return None
+        cache = self.cache
+        store = self.store(key)
+        with store.lock:
+            try:
+                return self._bring_up_to_date(store, channel, cache, fill)
+            except BaseException:
+                store.position = None  # half applied: refill next time
+                raise
+
+    @staticmethod
+    def _bring_up_to_date(store: Store, channel, cache: WatchCache, fill: Callable[[], ListPage]) -> Store | None:
+        """Called with ``store.lock`` held."""
+        for _attempt in range(2):
+            if store.position is None:
+                page = fill()
+                position = _on_loop(cache.loop, functools.partial(channel.position_after, page.revision))
+                if position is None:
+                    return None  # the channel starts after the list: no way to join them
+                store.fill(page)
+                store.position = position
+            # Channels change on the loop only; read there, all at once:
+            # the revision first (every event at or below it is published).
+            seen, events = _on_loop(cache.loop, lambda: (cache.revision, channel.since(store.position)))
+            if events is None:
+                store.position = None  # events we need were trimmed: refill
+                continue
+            store.apply(events, seen)
+            store.position += len(events)
+            return store
+        return None
+
+    @staticmethod
+    def encode(entry: Entry, convert: Callable[[Object], Object]) -> bytes:
+        """The entry's served JSON (made once; ``convert`` gets a private copy)."""
+        encoded = entry.encoded
+        if encoded is None:
+            # orjson's result keeps its 16 KiB write buffer: copy it to its size.
+            encoded = entry.encoded = bytes(memoryview(orjson.dumps(convert(copy.deepcopy(entry.stored)))))
+        return encoded
+
+
+_caches: dict[int, ListCache] = {}
+
+
+def list_cache() -> ListCache:
+    """This process's list cache."""
+    pid = os.getpid()
+    cache = _caches.get(pid)
+    if cache is None:
+        cache = _caches[pid] = ListCache()
+    return cache
