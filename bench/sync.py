@@ -7,7 +7,9 @@
 * first reconcile of a revision of N ConfigMaps (push, then until Ready);
 * unchanged reconcile of that revision (``sync.kapi.dev/requestedAt``), and how
   many objects got a new resourceVersion (must be 0);
-* drift-to-restored: a merge patch by another manager until the value is back.
+* drift-to-restored: a merge patch by another manager until the value is back;
+* push-to-plan: a push changing 10 of the N objects, validation on, until git
+  returns (the plan of every Sync is printed before the push is accepted).
 """
 
 from __future__ import annotations
@@ -152,6 +154,24 @@ def main() -> None:
             print(f"unchanged reconcile of {args.objects} objects (requestedAt: render, bulk compare with the live objects, "
                   "apply only what drifted): "
                   f"median {statistics.median(unchanged):.2f} s; objects rewritten: {rewritten}")
+
+            # -- push-to-plan: 10 of N objects changed, validation (and its plan) on -------------
+            client.request("PATCH", f"/apis/sync.kapi.dev/v1/namespaces/{ns}/gitrepositories/app",
+                           {"spec": {"validateOnPush": True}}, "application/merge-patch+json")
+            plans = []
+            for round_ in range(1, args.repeat + 1):
+                for i in range(10):
+                    work.write(f"cms/cm{i:05}.yaml", cm(f"cm{i:05}", f"plan-{round_}"))
+                work.git("add", "-A")
+                work.git("commit", "-q", "-m", f"ten changed {round_}")
+                start = time.monotonic()
+                done = work.git("push", "origin", "HEAD:main")
+                plans.append(time.monotonic() - start)
+                if "plan: 0 to create, 10 to change" not in done.stderr:
+                    raise SystemExit(f"no plan of 10 changes in the push's output: {done.stderr[-2000:]}")
+                client.wait(applied(client, ns, work), timeout=600)
+            print(f"push-to-plan ({args.objects} objects, 10 changed; the push ends once the plan is printed): "
+                  f"median {statistics.median(plans):.2f} s, max {max(plans):.2f} s over {len(plans)}")
         finally:
             stop_server(server)
 
