@@ -25,7 +25,12 @@ from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
 from kapi.registry.store import Registry, now_rfc3339
 from kapi.storage import Preconditions
 
-__all__ = ["delete_content_item", "ensure_default_service_account", "process"]
+__all__ = [
+    "ASK_BATCH",
+    "delete_content_item",
+    "ensure_default_service_account",
+    "process",
+]
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +139,12 @@ def _type_filter(types: list[tuple[str, str]]) -> tuple[str, list]:
     )
 
 
+#: Delete items asked for per statement: each statement is a short
+#: transaction (issue #20: one INSERT of 10,000 items held its transaction, and
+#: with it every consistent read, for half a second).
+ASK_BATCH = 1000
+
+
 def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
     where, params = _type_filter(types)
     sql = (
@@ -146,12 +157,20 @@ def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
         # Objects already asked for are skipped by the index, not by conflicts.
         " AND NOT EXISTS (SELECT 1 FROM kapi_lifecycle_work w"
         " WHERE w.kind = 'delete' AND w.uid = kapi_object.uid)"
+        " LIMIT %s"
         " ON CONFLICT (kind, uid) DO NOTHING"
     )
+    asked = 0
     with connection.cursor() as cur:
-        # The namespace's deletion request is current while its item runs.
-        cur.execute(sql, [current_request_id(), namespace, *params])
-        return cur.rowcount
+        # Bounded: each round asks for objects not asked for yet, so at most
+        # one round per ASK_BATCH objects (plus one), and never more than 100.
+        for _ in range(100):
+            # The namespace's deletion request is current while its item runs.
+            cur.execute(sql, [current_request_id(), namespace, *params, ASK_BATCH])
+            asked += cur.rowcount
+            if cur.rowcount < ASK_BATCH:
+                break
+    return asked
 
 
 def _census(namespace: str, types) -> tuple[Counter, Counter, int]:
