@@ -6,8 +6,8 @@ workers up):
 
 1. A write through the registry that matters (a deletion, an object being
    deleted, one with ownerReferences, a namespace) flips the feed cursor's
-   ``wanted`` flag and, after commit, enqueues ``kapi.lifecycle.process_changes``
-   (``wakeup``).
+   ``wanted`` flag (after the commit, when it is made inside a transaction) and
+   enqueues ``kapi.lifecycle.process_changes`` (``wakeup``).
 2. The feed (``feed``, one at a time under an advisory lock) reads the change log
    after its cursor up to ``kapi_rv_horizon()`` and, in one transaction with the
    cursor move, asks for work items (``work``): check an object's owners, handle
@@ -16,7 +16,9 @@ workers up):
    UPDATE (``FOR UPDATE SKIP LOCKED``; claims expire, so a killed worker's items
    come back) and run them (``runner``): ``gc.attempt``, ``gc.owner``,
    ``namespaces.process``, ``namespaces.delete_content_item``. Every write goes
-   through the registry with a uid precondition.
+   through the registry with a uid precondition. A namespace's deletes commit
+   in small groups (one WAL flush per group); every transaction stays short,
+   because consistent reads wait for the ones that took a resourceVersion.
 4. Beat runs ``kapi.lifecycle.sweep`` (feed catch-up, wake workers for due items)
    every 2 s and ``kapi.lifecycle.resync`` (re-ask for what deleting objects and
    namespaces say is unfinished) every 15 s: the safety net, not the driver.

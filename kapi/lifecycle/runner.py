@@ -4,14 +4,28 @@ A batch is claimed in one statement, handled item by item, and finished in one
 statement. A batch that runs past a third of the claim's lifetime hands its
 unstarted items back instead of risking their claims expiring under it. A
 failing item is postponed with backoff (its intent stays in the table).
+
+Consecutive ``delete`` items (a namespace's content) commit together, up to
+``GROUP`` items or ``GROUP_SECONDS``, each in its own savepoint: one commit,
+hence one WAL flush, per group instead of two per object (issue #20: a purge
+of 10,000 objects spent its time waiting on fsync, and each purge on a busy
+disk took minutes). The group stays short because every consistent read waits
+for a transaction that took a resourceVersion (``kapi_rv_horizon()``).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from contextlib import nullcontext
 
-from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.db import (
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
 
 from kapi.errors import StatusError
 from kapi.lifecycle import aggregation, feed, gc, namespaces, objects, wakeup, work
@@ -23,13 +37,63 @@ from kapi.observability.context import (
 )
 from kapi.registry.store import Registry
 
-__all__ = ["BATCH", "run_batch", "sweep"]
+__all__ = ["BATCH", "GROUP", "GROUP_SECONDS", "run_batch", "sweep"]
 
 log = logging.getLogger(__name__)
 #: One line per work item handled (kind, object, outcome, duration, request id).
 item_log = logging.getLogger("kapi.work")
 
 BATCH = 200
+#: Delete items committed together, and the longest a group stays open.
+GROUP = 50
+GROUP_SECONDS = 0.05
+
+
+class _Group:
+    """One open transaction over consecutive ``delete`` items (see above)."""
+
+    def __init__(self) -> None:
+        self._atomic = None
+        self._opened = 0.0
+        #: The items handled in the open transaction.
+        self.members: list[work.Item] = []
+
+    def enter(self, item: work.Item) -> None:
+        """Before handling ``item``: close the group unless ``item`` joins it."""
+        if self._atomic is not None and (
+            item.kind != "delete"
+            or len(self.members) >= GROUP
+            or time.monotonic() - self._opened > GROUP_SECONDS
+        ):
+            self.close()
+        if self._atomic is None and item.kind == "delete":
+            self._atomic = transaction.atomic()
+            self._atomic.__enter__()
+            self._opened = time.monotonic()
+        if self._atomic is not None:
+            self.members.append(item)
+
+    def item(self):
+        """Each item of a group in its own savepoint: a failing one rolls back alone."""
+        return transaction.atomic() if self._atomic is not None else nullcontext()
+
+    def close(self) -> None:
+        """Commit the open group, if any."""
+        if self._atomic is not None:
+            self._atomic.__exit__(None, None, None)
+            self._atomic = None
+        self.members = []
+
+    def abort(self, exc: BaseException) -> list[work.Item]:
+        """Roll back the open group (if any); returns the items it undid."""
+        undone, self.members = self.members, []
+        atomic, self._atomic = self._atomic, None
+        if atomic is not None:
+            try:
+                atomic.__exit__(type(exc), exc, exc.__traceback__)
+            except DatabaseError:
+                log.warning("could not roll back a lifecycle group", exc_info=True)
+        return undone
 
 
 def run_batch(limit: int = BATCH) -> int:
@@ -40,14 +104,18 @@ def run_batch(limit: int = BATCH) -> int:
     registry = Registry()
     started = time.monotonic()
     finished: list[work.Item] = []
+    undone: list[work.Item] = []
+    group = _Group()
     index = 0
     try:
         for index in range(len(items)):
             item = items[index]
             if time.monotonic() - started > work.CLAIM_SECONDS / 3:
                 break
+            group.enter(item)
             try:
-                again = _handle_as_its_request(item, registry)
+                with group.item():
+                    again = _handle_as_its_request(item, registry)
             except (InterfaceError, OperationalError):
                 raise  # the connection is gone: the task's retry takes over
             except Exception as exc:
@@ -68,12 +136,19 @@ def run_batch(limit: int = BATCH) -> int:
                 work.postpone(item, again)
         else:
             index = len(items)
+        group.close()
+    except BaseException as exc:
+        # The open group's writes are rolled back: its items are handed back
+        # (claimable again at once), not finished.
+        undone = group.abort(exc)
+        finished = [i for i in finished if all(i is not u for u in undone)]
+        raise
     finally:
         # Whatever happens, hand back what was not started (a SIGKILL is the only
         # way to leave claims behind, and those expire).
         try:
             work.finish(finished)
-            work.release(items[index:])
+            work.release(items[index:] + undone)
         except DatabaseError:
             log.warning(
                 "could not release lifecycle claims; they will expire", exc_info=True

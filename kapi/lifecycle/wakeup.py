@@ -13,7 +13,6 @@ read, so a write that lands after a read always gets a fresh run.
 from __future__ import annotations
 
 import logging
-from contextlib import nullcontext
 
 from django.db import DatabaseError, connection, transaction
 
@@ -51,10 +50,22 @@ def on_write(rt, obj: dict, deleted: bool) -> None:
 
 
 def wake_feed() -> None:
+    if connection.in_atomic_block:
+        # Inside a transaction (a group of a namespace's deletes, a serialized
+        # write), flip the flag once, after the commit: flipped inside, its row
+        # lock would be held to the end of the transaction, and every other
+        # writer that matters, and the feed, would wait for it (they all update
+        # that row). A flag flipped after the commit is as good: the feed then
+        # runs after the write is visible.
+        if not any(entry[1] is _flip for entry in connection.run_on_commit):
+            transaction.on_commit(_flip)
+        return
+    _flip()
+
+
+def _flip() -> None:
     try:
-        # A savepoint only inside a transaction: in autocommit the statement is atomic.
-        guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
-        with guard, connection.cursor() as cur:
+        with connection.cursor() as cur:
             cur.execute(
                 "UPDATE kapi_lifecycle_cursor SET wanted = true WHERE id = 2 AND NOT wanted"
             )

@@ -25,7 +25,7 @@ from django.db import DatabaseError, connection, transaction
 
 from kapi.observability.context import current_request_id
 
-__all__ = ["COLUMN", "JOIN", "forget_old", "latest", "record"]
+__all__ = ["COLUMN", "FORGET_BATCH", "JOIN", "forget_old", "latest", "record"]
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +66,20 @@ def latest(uid: str) -> str:
     return row[0] if row else ""
 
 
+#: Rows dropped per statement by ``forget_old`` (each one short transaction).
+FORGET_BATCH = 1000
+
+
 def forget_old() -> None:
+    """Drop rows older than ``KEEP_MINUTES``, ``FORGET_BATCH`` per statement
+    (a purge leaves tens of thousands; one statement for all of them would hold
+    a transaction, and with it other work, for seconds). Bounded per call."""
     with connection.cursor() as cur:
-        cur.execute(
-            "DELETE FROM kapi_write_origin WHERE written < now() - make_interval(mins => %s)",
-            [KEEP_MINUTES],
-        )
+        for _ in range(100):
+            cur.execute(
+                "DELETE FROM kapi_write_origin WHERE uid IN (SELECT uid FROM kapi_write_origin"
+                " WHERE written < now() - make_interval(mins => %s) LIMIT %s)",
+                [KEEP_MINUTES, FORGET_BATCH],
+            )
+            if cur.rowcount < FORGET_BATCH:
+                break

@@ -9,10 +9,12 @@ Consistent reads use the *horizon*: ``kapi_rv_horizon()`` returns a version H
 such that every transaction that took a version <= H has ended. Versions come
 from a sequence, but transactions commit in any order, so the largest committed
 version is not safe to report: a smaller one may still be in flight. The
-function reads the sequence, then waits for the transactions that were running
-at that moment. ``kapi_next_rv()`` assigns the writer's transaction id before it
-takes a version, so no writer can hold a version without being visible as
-running. A list "as of H" reads unchanged rows from ``kapi_object`` and the state
+function reads the sequence, then waits for the writers that were running at
+that moment, and only for them (migration 0008): ``kapi_next_rv()`` assigns the
+writer's transaction id and takes a per-backend advisory lock before it takes a
+version, so no writer can hold a version without being visible as a running
+writer, and a transaction that took no version (background bookkeeping, an
+operator's session) never holds reads back. A list "as of H" reads unchanged rows from ``kapi_object`` and the state
 at H of rows changed since from ``kapi_change``, all in one statement (one
 snapshot).
 """
