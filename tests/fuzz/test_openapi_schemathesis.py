@@ -75,12 +75,16 @@ def _group_versions(server: KapiServer, session: requests.Session) -> list[tuple
                  timeout=30)
     session.post(server.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                  json=CRD, timeout=30)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while True:
         index = session.get(server.url + "/openapi/v3", timeout=30).json()["paths"]
         if f"apis/{CRD_GROUP}/v1" in index:
             break
         assert time.monotonic() < deadline, f"the CRD is not in /openapi/v3: {list(index)}"
+        # A CRD the previous run deleted may still have been terminating (409
+        # above): once it is gone, create it again.
+        session.post(server.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                     json=CRD, timeout=30)
         time.sleep(0.3)
 
     def order(gv: str) -> int:

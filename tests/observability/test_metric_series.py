@@ -8,7 +8,7 @@ the scrape does not grow with every object ever created.
 
 from __future__ import annotations
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -24,7 +24,7 @@ def test_gotk_series_of_deleted_objects_disappear(kapi_server, tmp_path):
     GitRepository. Deleted: none of them is scraped any more, while the series
     of another, living Sync stay."""
     ns = unique("series")
-    create(kapi_server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    create(kapi_server, *sync_namespace(ns))
     for name in ("gone", "kept"):
         create(
             kapi_server,

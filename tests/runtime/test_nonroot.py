@@ -75,6 +75,9 @@ def test_serve_runs_as_the_user_and_accepts_a_push(nonroot_server, tmp_path: Pat
 
     ns = "default"
     api = "sync.kapi.dev/v1"
+    # The README's single-user grant: the Sync acts as default/default.
+    server.kubectl("create", "clusterrolebinding", "kapi-sync-default", "--clusterrole=cluster-admin",
+                   "--serviceaccount=default:default")
     create(
         server,
         {"apiVersion": api, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns},

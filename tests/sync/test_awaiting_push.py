@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from sync_gitops import Work, create, unique, wait_for
+from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -26,7 +26,7 @@ def _ready(obj: dict) -> dict:
 
 def test_new_hosted_repository_waits_for_its_first_push(kapi_server, tmp_path):
     ns = unique("await")
-    create(kapi_server, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    create(kapi_server, *sync_namespace(ns))
     create(
         kapi_server,
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},

@@ -93,9 +93,11 @@ def test_a_small_push_that_unpacks_to_a_huge_tree_is_refused(server, tmp_path):
         (work.path / f"f{i}.bin").write_bytes(same)
     done = work.push("a tree bomb", check=False)
     assert done.returncode != 0
-    assert (f"remote: kapi: push rejected: revision {work.git('rev-parse', 'HEAD').stdout[:12]} is "
+    head = work.git('rev-parse', 'HEAD').stdout[:12]
+    assert (f"remote: kapi: cannot read revision {head}: revision {head} is "
             f"{80 << 20} bytes unpacked, over the limit of {CHECKOUT} (KAPI_SYNC_MAX_CHECKOUT_BYTES)") in done.stderr, \
         done.stderr
+    assert "push to branch main rejected" in done.stderr
     assert _branch(server, ns) == ""
     assert not list((server.data_dir / "sync" / "checkouts" / ns).glob("*/*/f0.bin"))
 

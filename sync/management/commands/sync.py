@@ -38,6 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--data-dir", help=data_dir_help)
         sub = parser.add_subparsers(dest="action", required=True)
         rec = sub.add_parser("reconcile", help="request a reconcile and wait for it")
+        rec.add_argument("--data-dir", help=data_dir_help)
         rec.add_argument("target", help="NAMESPACE/NAME of the Sync")
         rec.add_argument("--timeout", type=float, default=300.0)
         back = sub.add_parser("rollback", help="pin the Sync to an earlier revision and wait for it")
