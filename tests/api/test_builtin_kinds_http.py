@@ -7,9 +7,17 @@ covered by their own suites, with the reason.
 
 from __future__ import annotations
 
+import os
+
+import django
 import pytest
 
-from kapi.registry.builtin import BUILTIN_TYPES
+# The built-in types read the catalog's settings when imported: a module run
+# alone (the first to import kapi) sets Django up itself.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
+django.setup()
+
+from kapi.registry.builtin import BUILTIN_TYPES  # noqa: E402
 
 _POD_SPEC = {"containers": [{"name": "c", "image": "nginx:1.27"}]}
 _TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": _POD_SPEC}
