@@ -94,6 +94,9 @@ def test_webhook_triggers_fetch(kapi_server, tmp_path):
     create(kapi_server, {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hook", "namespace": ns},
                          "data": {"token": base64.b64encode(b"s3cret").decode()}})
     wait_for(lambda: _value(kapi_server, ns, "a") == "1", timeout=30, what="first revision")
+    # The Sync's first pass may have asked for a fetch of its own while the
+    # repository's first one ran; let that one land before the upstream moves.
+    time.sleep(3)
     _commit(work, {"deploy/a.json": _cm("a", "2")}, "second")
     body = b'{"ref": "refs/heads/main"}'
     path = f"/hooks/git/{ns}/up"
