@@ -144,7 +144,7 @@ def test_an_empty_tree_is_a_clear_refusal_and_a_clear_condition(kapi_server, tmp
 
     def failed():
         sync = _get(kapi_server, "sync", ns)
-        if not (sync["status"].get("lastAttemptedRevision") or "").endswith(empty):
+        if not (sync.get("status", {}).get("lastAttemptedRevision") or "").endswith(empty):
             return None
         return _ready(sync) if _ready(sync).get("status") == "False" else None
 
@@ -165,7 +165,7 @@ def test_an_empty_first_commit_is_accepted_and_applies_nothing(kapi_server, tmp_
 
     def settled():
         sync = _get(kapi_server, "sync", ns)
-        return sync if (sync["status"].get("lastAppliedRevision") or "").endswith(head) else None
+        return sync if (sync.get("status", {}).get("lastAppliedRevision") or "").endswith(head) else None
 
     sync = wait_for(settled, what="the empty revision to be applied")
     assert _ready(sync)["status"] == "True", sync["status"]
