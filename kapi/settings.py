@@ -184,6 +184,8 @@ LOGGING = {
 
 # Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
 KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+# URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
+KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")
 # The sync's sweeper: due reconciles, repository polls and drift from the change log.
 CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}

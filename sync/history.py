@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 
 import orjson
 
+from sync import commitref
+
 __all__ = [
     "DEFAULT_LIMIT",
     "PIN_ANNOTATION",
@@ -46,8 +48,7 @@ def digest_of(objects: list[dict]) -> str:
 
 def pin_of(metadata: dict) -> str:
     """The commit the Sync is pinned to by annotation ("" when none)."""
-    value = str((metadata.get("annotations") or {}).get(PIN_ANNOTATION) or "").strip().lower()
-    return value if len(value) >= 7 else ""
+    return commitref.annotated_commit(metadata, PIN_ANNOTATION)
 
 
 def record(status: dict, *, revision: str, digest: str, outcome: str, limit: int,
