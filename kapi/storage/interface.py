@@ -52,12 +52,14 @@ class ListQuery:
     ``where`` is a list of SQL predicates (with ``params``) built by the selector
     compilers; each predicate refers to the object's labels as ``{labels}`` and to
     its JSON as ``{data}``, so the same text runs against current rows and past
-    ones from the change log.
+    ones from the change log. ``names``, when given, keeps only objects with
+    one of those names (a batch read of known objects).
     """
 
     group: str
     resource: str
     namespace: str | None = None
+    names: tuple[str, ...] | None = None
     where: list[str] = field(default_factory=list)
     params: list[Any] = field(default_factory=list)
     limit: int | None = None
@@ -114,6 +116,11 @@ class Storage(ABC):
     def current_revision(self) -> int:
         """A resourceVersion at or after every write acknowledged so far, such
         that no write at or below it is still in flight."""
+
+    @abstractmethod
+    def compacted_revision(self) -> int:
+        """The oldest resourceVersion still answerable: watches and lists from
+        below it get 410 Expired (etcd's compaction revision)."""
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

@@ -300,6 +300,7 @@ class PostgresStorage(Storage):
             group=query.group,
             resource=query.resource,
             namespace=query.namespace,
+            names=query.names,
             where=query.where,
             params=query.params,
             after=after,
@@ -328,6 +329,9 @@ def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str
     def filters(labels: str, data: str) -> tuple[str, list[Any]]:
         parts = [w.format(labels=labels, data=data) for w in query.where]
         params = list(query.params)
+        if query.names is not None:
+            parts.append("name = ANY(%s)")
+            params.append(list(query.names))
         if query.after is not None:
             parts.append("(namespace, name) > (%s, %s)")
             params.extend(query.after)
