@@ -11,8 +11,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kapi.selectors import FieldSelector, LabelSelector
 
 __all__ = [
     "Key",
@@ -47,21 +50,18 @@ class Preconditions:
 
 @dataclass
 class ListQuery:
-    """What a list asks storage for.
-
-    ``where`` is a list of SQL predicates (with ``params``) built by the selector
-    compilers; each predicate refers to the object's labels as ``{labels}`` and to
-    its JSON as ``{data}``, so the same text runs against current rows and past
-    ones from the change log. ``names``, when given, keeps only objects with
-    one of those names (a batch read of known objects).
+    """What a list asks storage for: a collection, optionally one namespace,
+    narrowed by the parsed selectors and by ``names`` (a batch read of known
+    objects), read at ``at_revision`` (now when None), a page of ``limit`` after
+    the key ``after``. Storage alone decides how a selection becomes a query.
     """
 
     group: str
     resource: str
     namespace: str | None = None
     names: tuple[str, ...] | None = None
-    where: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
+    labels: LabelSelector | None = None
+    fields: FieldSelector | None = None
     limit: int | None = None
     after: tuple[str, str] | None = None
     at_revision: int | None = None

@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 from django.db import IntegrityError, connection, transaction
 
+from kapi.storage import selection
 from kapi.storage.errors import (
     KeyExists,
     KeyNotFound,
@@ -301,8 +302,8 @@ class PostgresStorage(Storage):
             resource=query.resource,
             namespace=query.namespace,
             names=query.names,
-            where=query.where,
-            params=query.params,
+            labels=query.labels,
+            fields=query.fields,
             after=after,
         )
         sql, params = _list_sql(counting, revision, count=True)
@@ -310,6 +311,19 @@ class PostgresStorage(Storage):
             cur.execute(sql, params)
             (n,) = cur.fetchone()
         return int(n)
+
+
+def _selection(query: ListQuery) -> tuple[list[str], list[Any]]:
+    """The query's selectors as predicate templates (``kapi.storage.selection``)."""
+    where: list[str] = []
+    params: list[Any] = []
+    for predicates, args in (
+        selection.label_predicates(query.labels) if query.labels is not None else ([], []),
+        selection.field_predicates(query.fields) if query.fields is not None else ([], []),
+    ):
+        where += predicates
+        params += args
+    return where, params
 
 
 def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str, list[Any]]:
@@ -326,9 +340,11 @@ def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str
         scope_params.append(query.namespace)
     scope_sql = " AND ".join(scope)
 
+    where, where_params = _selection(query)
+
     def filters(labels: str, data: str) -> tuple[str, list[Any]]:
-        parts = [w.format(labels=labels, data=data) for w in query.where]
-        params = list(query.params)
+        parts = [w.format(labels=labels, data=data) for w in where]
+        params = list(where_params)
         if query.names is not None:
             parts.append("name = ANY(%s)")
             params.append(list(query.names))

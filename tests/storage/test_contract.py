@@ -225,3 +225,35 @@ def test_latest_change_revision_moves_with_every_write_of_its_resource(storage, 
     assert storage.latest_change_revision(GROUP, resource) == after_create != before
     storage.delete(key, _rv(created))
     assert storage.latest_change_revision(GROUP, resource) != after_create
+
+
+def test_selectors_narrow_current_and_past_lists_alike(storage, resource) -> None:
+    """The parsed label and field selectors, as the registry hands them over,
+    select the same objects now and at a past revision (labels of the past
+    come from the change log's copy of the object)."""
+    from kapi.selectors import parse_field_selector, parse_label_selector
+
+    supported = {"metadata.name": "metadata.name", "spec.tier": "spec.tier"}
+    web = Key(GROUP, resource, "ns", "web")
+    v_web = _rv(storage.create(web, {**_obj("web", "ns", spec={"tier": "front"}),
+                                     "metadata": {**_obj("web", "ns")["metadata"], "labels": {"app": "web"}}}))
+    storage.create(Key(GROUP, resource, "ns", "db"),
+                   {**_obj("db", "ns", spec={"tier": "back"}),
+                    "metadata": {**_obj("db", "ns")["metadata"], "labels": {"app": "db", "rank": "3"}}})
+    then = storage.current_revision()
+    relabelled = storage.get(web)
+    relabelled["metadata"]["labels"] = {"app": "db"}
+    storage.update(web, relabelled, v_web)
+
+    def names(labels: str = "", fields: str = "", at: int | None = None) -> list[str]:
+        query = ListQuery(GROUP, resource, labels=parse_label_selector(labels),
+                          fields=parse_field_selector(fields, supported), at_revision=at)
+        return _names(storage.list(query))
+
+    assert names("app=db") == ["db", "web"]
+    assert names("app=db", at=then) == ["db"]
+    assert names("app in (web),!rank", at=then) == ["web"]
+    assert names("rank>2") == ["db"] and names("rank>3") == []
+    assert names(fields="spec.tier=front") == ["web"]
+    assert names("app=db", "metadata.name!=web") == ["db"]
+    assert names(fields="spec.tier=front", at=then) == ["web"]
