@@ -122,6 +122,26 @@ class Storage(ABC):
         """The oldest resourceVersion still answerable: watches and lists from
         below it get 410 Expired (etcd's compaction revision)."""
 
+    @abstractmethod
+    def keys(self, group: str, resources: list[str]) -> list[Key]:
+        """The keys of every stored object of ``resources`` in ``group`` (no
+        object bodies: for callers that only ask what exists)."""
+
+    @abstractmethod
+    def count_by_resource(self) -> dict[tuple[str, str], int]:
+        """How many objects are stored, per (group, resource)."""
+
+    @abstractmethod
+    def change_log_size(self) -> int:
+        """How many changes the history (the change log) holds now."""
+
+    @abstractmethod
+    def change_stamp(self, group: str) -> tuple[int, int, int]:
+        """A stamp of ``group``'s history that moves with every committed write
+        of any of its objects, including one committed late with a smaller
+        version: (newest version, changes, sum of versions). Compaction moves
+        it too (a needless refresh for the caller, never a missed one)."""
+
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         """Run the block's reads and writes as one transaction that no other

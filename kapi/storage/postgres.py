@@ -258,6 +258,35 @@ class PostgresStorage(Storage):
             (revision,) = cur.fetchone()
         return int(revision)
 
+    def keys(self, group: str, resources: list[str]) -> list[Key]:
+        with connection.cursor() as cur:
+            cur.execute(
+                'SELECT resource, namespace, name FROM kapi_object WHERE "group" = %s AND resource = ANY(%s)',
+                [group, list(resources)],
+            )
+            return [Key(group, resource, namespace, name) for resource, namespace, name in cur.fetchall()]
+
+    def count_by_resource(self) -> dict[tuple[str, str], int]:
+        with connection.cursor() as cur:
+            cur.execute('SELECT "group", resource, count(*) FROM kapi_object GROUP BY 1, 2')
+            return {(group, resource): int(n) for group, resource, n in cur.fetchall()}
+
+    def change_log_size(self) -> int:
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM kapi_change")
+            (rows,) = cur.fetchone()
+        return int(rows)
+
+    def change_stamp(self, group: str) -> tuple[int, int, int]:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT coalesce(max(resource_version), 0), count(*), coalesce(sum(resource_version), 0)"
+                ' FROM kapi_change WHERE "group" = %s',
+                [group],
+            )
+            rev, rows, total = cur.fetchone()
+        return int(rev), int(rows), int(total)
+
     def current_revision(self) -> int:
         with connection.cursor() as cur:
             cur.execute("SELECT kapi_rv_horizon()")

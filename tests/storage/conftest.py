@@ -1,8 +1,8 @@
 """The storage contract runs in this process against the real PostgreSQL
 storage (``django_in_process``), in autocommit as the server runs it: no test
 transaction wraps it, because ``resourceVersion`` horizons and compare-and-swap
-are about committed writes. Every test works in a group of its own, removed
-at the end of the session."""
+are about committed writes. Every test works in resources of its own, in
+GROUP or groups ending in it, removed at the end of the session."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def storage(django_db_modify_db_settings, django_db_blocker) -> Iterator[object]
         yield default_storage()
         with connection.cursor() as cur:
             for table in ("kapi_object", "kapi_change"):
-                cur.execute(f'DELETE FROM {table} WHERE "group" = %s', [GROUP])
+                cur.execute(f'DELETE FROM {table} WHERE "group" = %s OR "group" LIKE %s', [GROUP, f"%.{GROUP}"])
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import copy
 import uuid
 
 import pytest
+from storage.conftest import GROUP
 
 from kapi.storage.errors import (
     KeyExists,
@@ -23,7 +24,6 @@ from kapi.storage.errors import (
     ResourceVersionExpired,
 )
 from kapi.storage.interface import Key, ListQuery, Preconditions
-from storage.conftest import GROUP
 
 
 def _obj(name: str, namespace: str = "", **data) -> dict:
@@ -257,3 +257,29 @@ def test_selectors_narrow_current_and_past_lists_alike(storage, resource) -> Non
     assert names(fields="spec.tier=front") == ["web"]
     assert names("app=db", "metadata.name!=web") == ["db"]
     assert names(fields="spec.tier=front", at=then) == ["web"]
+
+
+def test_keys_and_counts_describe_what_is_stored(storage, resource) -> None:
+    a = storage.create(Key(GROUP, resource, "ns", "a"), _obj("a", "ns"))
+    storage.create(Key(GROUP, resource, "", "b"), _obj("b"))
+    storage.create(Key(GROUP, f"{resource}-other", "ns", "c"), _obj("c", "ns"))
+    assert set(storage.keys(GROUP, [resource])) == {Key(GROUP, resource, "ns", "a"), Key(GROUP, resource, "", "b")}
+    assert len(storage.keys(GROUP, [resource, f"{resource}-other"])) == 3
+    counts = storage.count_by_resource()
+    assert counts[(GROUP, resource)] == 2 and counts[(GROUP, f"{resource}-other")] == 1
+    changes = storage.change_log_size()
+    storage.delete(Key(GROUP, resource, "ns", "a"), _rv(a))
+    assert storage.count_by_resource()[(GROUP, resource)] == 1
+    assert storage.change_log_size() == changes + 1, "a deletion is a change too"
+
+
+def test_the_change_stamp_of_a_group_moves_with_its_writes_only(storage, resource) -> None:
+    group = f"{resource}.stamp.{GROUP}"
+    before = storage.change_stamp(group)
+    created = storage.create(Key(group, resource, "", "a"), _obj("a"))
+    moved = storage.change_stamp(group)
+    assert moved != before and moved[0] == _rv(created)
+    storage.create(Key(GROUP, resource, "", "elsewhere"), _obj("elsewhere"))
+    assert storage.change_stamp(group) == moved
+    storage.delete(Key(group, resource, "", "a"), _rv(created))
+    assert storage.change_stamp(group) != moved
