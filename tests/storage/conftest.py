@@ -17,7 +17,7 @@ _numbers = itertools.count()
 
 
 @pytest.fixture(scope="session")
-def storage(django_db_modify_db_settings, django_db_blocker) -> Iterator[object]:
+def storage(django_db_modify_db_settings, django_db_blocker) -> Iterator[object]:  # noqa: F811
     """The storage on the in-process PostgreSQL's database, migrated here (not
     pytest-django's per-test transactions: they would hide what commits do)."""
     from django.core.management import call_command
