@@ -212,7 +212,9 @@ def _serve(request, env, push, limits, slot, on_done, prepare) -> HttpResponse:
         env.pop("CONTENT_LENGTH", None)
     head, setup = b"", PushSetup()
     over = declared.isdigit() and int(declared) > limits.max_push
-    if push and prepare is not None and request.method == "POST" and not over:
+    # A push request is never gzipped by git (only fetches are): one that is
+    # goes to git unread, as before options existed.
+    if push and prepare is not None and request.method == "POST" and not over and not gzipped:
         head = _read_head(request)
         setup = prepare(head)
         if setup.refusal is not None:
@@ -339,11 +341,37 @@ def _refused(prefix: bytes, gzipped: bool, message: str, reason: str, status: in
     return response
 
 
+def _read_exact(stream, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size and (piece := stream.read(size - len(data))):
+        data += piece
+    return bytes(data)
+
+
 def _read_head(request: HttpRequest) -> bytes:
-    """The first ``_PREFIX`` bytes of the body (all of a small push)."""
+    """A push's ref updates and push options (``request_head``), read one
+    pkt-line at a time and no further: a client that stops sending after them
+    (or sends a large pack) is not waited on here, git reads the rest."""
     stream, head = _body_stream(request), bytearray()
-    while len(head) < _PREFIX and (data := stream.read(_PREFIX - len(head))):
-        head += data
+    flushes, options = 0, False
+    while len(head) < _PREFIX:
+        size = _read_exact(stream, 4)
+        head += size
+        try:
+            length = int(size, 16) if len(size) == 4 else -1
+        except ValueError:
+            break
+        if length == 0:
+            flushes += 1
+            if flushes == 2 or not options:
+                break
+            continue
+        if length < 4:
+            break
+        line = _read_exact(stream, length - 4)
+        head += line
+        if flushes == 0 and b"\0" in line:
+            options = b"push-options" in line.partition(b"\0")[2].split()
     return bytes(head)
 
 

@@ -94,3 +94,24 @@ def test_wait_slots_are_bounded(monkeypatch):
     second()
     third()
     pushoptions._slots.clear()
+
+
+class _Stalling:
+    """A request body that has ``data`` and then stalls: reading past it fails
+    the test (a real client that stops sending would block the read forever)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.META = {"CONTENT_LENGTH": str(len(data) + 1000)}
+        self.data = data
+
+    def read(self, size: int) -> bytes:
+        assert self.data, "read past what the client sent"
+        piece, self.data = self.data[:size], self.data[size:]
+        return piece
+
+
+def test_the_head_is_read_up_to_the_options_and_no_further():
+    with_options = _request("wait=5s").removesuffix(b"PACK...")
+    assert gitbackend._read_head(_Stalling(with_options)) == with_options
+    without = _request(caps="report-status side-band-64k").removesuffix(b"PACK...")
+    assert gitbackend._read_head(_Stalling(without)) == without
