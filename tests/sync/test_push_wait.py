@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import threading
+import uuid
 
+import yaml
+from kapi_testserver import ROOT
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
@@ -185,3 +189,48 @@ def test_without_the_option_the_push_returns_at_once(kapi_server, tmp_path):
     ready = _conditions(_sync(kapi_server, ns)).get("Ready", {})
     assert ready.get("status") != "True"
     assert not (_sync(kapi_server, ns).get("status") or {}).get("lastAppliedRevision")
+
+
+def _user_token(server, prefix: str) -> tuple[str, str]:
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(server.data_dir), "--user", name],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    ).stdout
+    return name, yaml.safe_load(out)["users"][0]["user"]["token"]
+
+
+def test_the_wait_follows_only_the_syncs_the_pusher_may_read(kapi_server, tmp_path):
+    """A pusher who may update the repository and get one of its two Syncs:
+    that one is followed to Ready; the other is named, as in the plan, but
+    neither its state nor its outcome is shown, nor waited for."""
+    ns = unique("pushwait-rbac")
+    user, token = _user_token(kapi_server, "pusher")
+    create(
+        kapi_server,
+        *sync_namespace(ns),
+        {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
+        *[{"apiVersion": API, "kind": "Sync", "metadata": {"name": name, "namespace": ns},
+           "spec": {"sourceRef": {"name": "app"}, "path": f"./{name}"}} for name in ("visible", "hidden")],
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "pusher", "namespace": ns},
+         "rules": [{"apiGroups": ["sync.kapi.dev"], "resources": ["gitrepositories"], "verbs": ["get", "update"]},
+                   {"apiGroups": ["sync.kapi.dev"], "resources": ["syncs"], "verbs": ["get"],
+                    "resourceNames": ["visible"]}]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+         "metadata": {"name": "pusher", "namespace": ns},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pusher"},
+         "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]},
+    )
+    work = Work(kapi_server, ns, "app", tmp_path / ns)
+    work.git("remote", "set-url", "origin", work.remote.replace(kapi_server.token, token))
+    work.write("visible/a.yaml", _configmap("a"))
+    work.write("hidden/b.yaml", _configmap("b"))
+    done = _push(work, "both", "wait")
+    assert done.returncode == 0, done.stderr
+    lines = _lines(done)
+    assert f"kapi: Sync {ns}/visible: Ready: applied main@sha1:{_head(work)}: 1 applied, 0 pruned" in lines
+    hidden = [line for line in lines if line.startswith(f"kapi: Sync {ns}/hidden") and "plan" not in line
+              and not line.startswith(f"kapi: Sync {ns}/hidden:   ")]
+    assert hidden == [f'kapi: Sync {ns}/hidden: not waited for: syncs.sync.kapi.dev "hidden" is forbidden: '
+                      f'User "{user}" cannot get resource "syncs" in API group "sync.kapi.dev" '
+                      f'in the namespace "{ns}"'], hidden
