@@ -181,8 +181,15 @@ def _wait_setup(repo: dict, head: bytes, gzipped: bool, git_env: dict[str, str])
     except pushoptions.PushOptionError as exc:
         return gitbackend.PushSetup(refusal=(f"kapi: push refused: {exc}", "invalid -o wait"))
     ref = pushoptions.tracked_ref(repo)
-    if wait is None or ref is None:
+    if wait is None:
         return gitbackend.PushSetup()
+    refs, _ = gitbackend.commands(head, gzipped)
+    if ref is None or ref not in refs:
+        # Nothing to wait for: said by the pre-receive hook (sync.prereceive_hook).
+        meta = repo["metadata"]
+        what = (f"GitRepository {meta['namespace']}/{meta['name']} is pinned to a commit, which no push moves"
+                if ref is None else f"this push does not update {ref}, which the Syncs follow")
+        return gitbackend.PushSetup(env={"KAPI_PUSH_NOTE": f"kapi: -o wait: {what}; nothing to wait for"})
     release = pushoptions.take_wait_slot()
     if release is None:
         from django.conf import settings

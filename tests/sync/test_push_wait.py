@@ -177,6 +177,20 @@ def test_an_invalid_wait_is_refused_before_anything_happens(kapi_server, tmp_pat
     assert _remote_main(work) == before
 
 
+def test_a_push_that_leaves_the_tracked_branch_alone_has_nothing_to_wait_for(kapi_server, tmp_path):
+    """``-o wait`` on a push of another branch (a preview): said, and the push
+    returns as it would without the option."""
+    ns, work = _setup(kapi_server, tmp_path)
+    work.write("a.yaml", _configmap("a"))
+    work.git("add", "-A")
+    work.git("commit", "-q", "-m", "preview")
+    done = work.git("push", "-o", "wait", "origin", "HEAD:refs/heads/try", check=False)
+    assert done.returncode == 0, done.stderr
+    assert ("remote: kapi: -o wait: this push does not update refs/heads/main, which the Syncs follow; "
+            "nothing to wait for") in done.stderr
+    assert "kapi: preview of branch try" in done.stderr
+
+
 def test_without_the_option_the_push_returns_at_once(kapi_server, tmp_path):
     """No ``-o wait``: the push returns when git has the revision, as before,
     though the Sync cannot be Ready (its Deployment never becomes available)."""
