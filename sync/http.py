@@ -180,10 +180,15 @@ def _wait_setup(repo: dict, head: bytes, gzipped: bool, git_env: dict[str, str])
         wait = pushoptions.wait_of(options)
     except pushoptions.PushOptionError as exc:
         return gitbackend.PushSetup(refusal=(f"kapi: push refused: {exc}", "invalid -o wait"))
-    ref = pushoptions.tracked_ref(repo)
     if wait is None:
         return gitbackend.PushSetup()
-    refs, _ = gitbackend.commands(head, gzipped)
+    ref = pushoptions.tracked_ref(repo)
+    refs, caps = gitbackend.commands(head, gzipped)
+    if "atomic" in caps and len(refs) > 1:
+        # The hook moves the tracked ref before git moves the others: not atomic.
+        return gitbackend.PushSetup(refusal=(
+            "kapi: push refused: -o wait cannot be combined with --atomic for several refs",
+            "-o wait with --atomic"))
     if ref is None or ref not in refs:
         # Nothing to wait for: said by the pre-receive hook (sync.prereceive_hook).
         meta = repo["metadata"]

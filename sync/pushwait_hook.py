@@ -123,6 +123,11 @@ def _text(seconds: float) -> str:
     return f"{minutes}m" if minutes else f"{rest}s"
 
 
+def _listing(items: list[str], limit: int = 5) -> str:
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return "; ".join(items[:limit]) + more
+
+
 def _wait(server: _Server, updates: list[str], seconds: float) -> str:
     """Print the Syncs' progress until all are done or ``seconds`` pass: ""
     when every one is Ready, else the reason for git's ``ng``."""
@@ -150,9 +155,9 @@ def _wait(server: _Server, updates: list[str], seconds: float) -> str:
         left = deadline - time.monotonic()
         if left <= 0:
             pending = [str(p) for p in answer.get("pending") or []]
-            _say(f"kapi: -o wait: timed out after {_text(seconds)}; still waiting for: " + "; ".join(pending))
-            names = ", ".join(p.split(":", 1)[0].removeprefix("Sync ") for p in pending)
-            return f"pushed, but timed out after {_text(seconds)} waiting for Sync {names}"
+            _say(f"kapi: -o wait: timed out after {_text(seconds)}; still waiting for: " + _listing(pending))
+            names = _listing([p.split(":", 1)[0].removeprefix("Sync ") for p in pending])
+            return f"pushed, but timed out after {_text(seconds)} waiting for Sync {names}"[:300]
         time.sleep(min(left, _INTERVALS[min(asked, len(_INTERVALS)) - 1]))
     failed = [str(f) for f in answer.get("failed") or []]
     took = f"{time.monotonic() - started:.1f}s"
@@ -160,8 +165,8 @@ def _wait(server: _Server, updates: list[str], seconds: float) -> str:
         _say(f"kapi: -o wait: {len(failed)} Sync(s) failed ({took})")
         if len(failed) == 1:
             return "pushed, but " + failed[0][:200]
-        return f"pushed, but {len(failed)} Syncs failed: " + ", ".join(
-            f.split(" failed:", 1)[0].removeprefix("Sync ") for f in failed)[:200]
+        return f"pushed, but {len(failed)} Syncs failed: " + _listing(
+            [f.split(" failed:", 1)[0].removeprefix("Sync ") for f in failed])
     _say(f"kapi: -o wait: done ({took})")
     return ""
 
@@ -200,7 +205,11 @@ def main() -> int:
         seconds = float(os.environ.get("KAPI_PUSH_WAIT_SECONDS") or 120)
         _say(f"kapi: -o wait: pushed; waiting up to {_text(seconds)} for the Syncs")
         server = _Server(os.environ.get("KAPI_PUSH_WAIT_URL", ""), os.environ.get("KAPI_PUSH_TOKEN", ""))
-        reason = _wait(server, updated, seconds)
+        try:
+            reason = _wait(server, updated, seconds)
+        except Exception as exc:  # noqa: BLE001 - the ref moved: say so, whatever broke
+            _say(f"kapi: cannot follow the Syncs: {type(exc).__name__}: {exc}")
+            reason = "pushed, but its outcome is unknown: kapi could not follow the Syncs"
         if reason:
             for line in updated:
                 ref = line.split(" ", 2)[2]
