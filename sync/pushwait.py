@@ -70,9 +70,12 @@ def _is(revision: str | None, sha: str) -> bool:
 
 
 def _counts(status: dict, revision: str) -> str:
+    """": N applied, M pruned" from the history entry of ``revision``; "" when
+    the entry was recorded by a pass that did not apply (a ``spec.wait``
+    health check that passed later records no digest and no counts)."""
     entry = next((e for e in status.get("history") or [] if isinstance(e, dict)
                   and e.get("revision") == revision), None)
-    if entry is None:
+    if entry is None or not entry.get("digest"):
         return ""
     return f": {entry.get('applied', 0)} applied, {entry.get('pruned', 0)} pruned"
 

@@ -191,6 +191,55 @@ def test_a_push_that_leaves_the_tracked_branch_alone_has_nothing_to_wait_for(kap
     assert "kapi: preview of branch try" in done.stderr
 
 
+def _mark_available(server, ns: str, name: str) -> None:
+    """Write what the Deployment controller writes once its pod is available."""
+    live = json.loads(server.kubectl("get", "deployment", name, "-n", ns, "-o", "json").stdout)
+    status = {"observedGeneration": live["metadata"]["generation"], "replicas": 1, "updatedReplicas": 1,
+              "readyReplicas": 1, "availableReplicas": 1,
+              "conditions": [{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
+                             {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}]}
+    server.kubectl("patch", "deployment", name, "-n", ns, "--subresource=status", "--type=merge",
+                   "-p", json.dumps({"status": status}))
+
+
+def test_waits_at_once_are_bounded(kapi_server, tmp_path):
+    """Each API process lets ``KAPI_SYNC_PUSH_WAITS`` (2) pushes wait at once;
+    the test server runs 2 processes, so of 5 pushes waiting on Deployments
+    nobody makes available, at least one is refused at once, with nothing
+    changed. The others end Ready once the Deployments are available."""
+    setups = [_setup(kapi_server, tmp_path, wait=True, timeout="10m") for _ in range(5)]
+    for _, work in setups:
+        work.write("web.yaml", _deployment("web"))
+    results: dict[str, subprocess.CompletedProcess] = {}
+    threads = [threading.Thread(target=lambda ns=ns, work=work: results.setdefault(ns, _push(work, "web", "wait=2m")))
+               for ns, work in setups]
+    for thread in threads:
+        thread.start()
+    busy = "remote: kapi: push refused: this server is already waiting for 2 pushes (KAPI_SYNC_PUSH_WAITS)"
+    try:
+        wait_for(lambda: [ns for ns, done in list(results.items()) if busy in done.stderr], timeout=120,
+                 what="a push refused for too many waits")
+        waiting = [ns for ns, _ in setups if ns not in results]
+        assert 1 <= len(waiting) <= 4
+        for ns in waiting:
+            wait_for(lambda ns=ns: kapi_server.kubectl("get", "deployment", "web", "-n", ns, check=False)
+                     .returncode == 0, what="the waiting push's Deployment")
+            _mark_available(kapi_server, ns, "web")
+    finally:
+        for thread in threads:
+            thread.join(timeout=180)
+    assert len(results) == 5
+    for ns, work in setups:
+        done = results[ns]
+        if busy in done.stderr:
+            assert done.returncode != 0
+            assert "! [remote rejected] HEAD -> main (too many waiting pushes)" in done.stderr
+            assert work.git("ls-remote", "origin", "refs/heads/main").stdout == ""  # nothing pushed
+        else:
+            assert done.returncode == 0, done.stderr
+            assert f"kapi: Sync {ns}/app: Ready: applied main@sha1:{_head(work)}, healthy" in _lines(done)
+
+
 def test_without_the_option_the_push_returns_at_once(kapi_server, tmp_path):
     """No ``-o wait``: the push returns when git has the revision, as before,
     though the Sync cannot be Ready (its Deployment never becomes available)."""

@@ -27,9 +27,13 @@ def _ready(state: str, reason: str, message: str = "") -> dict:
 def test_ready_with_the_pushed_commit_and_its_counts():
     status = {"conditions": [_ready("True", "ReconciliationSucceeded")],
               "lastAppliedRevision": f"main@sha1:{SHA}",
-              "history": [{"revision": f"main@sha1:{SHA}", "applied": 3, "pruned": 1}]}
+              "history": [{"revision": f"main@sha1:{SHA}", "digest": "sha256:x", "applied": 3, "pruned": 1}]}
     assert sync_state(_sync(status, wait=True), SHA) == (
         "ready", f"Sync ns/app: Ready: applied main@sha1:{SHA}: 3 applied, 1 pruned, healthy")
+    # Health checked in a later pass than the apply: that entry has no counts to give.
+    status["history"] = [{"revision": f"main@sha1:{SHA}", "digest": "", "applied": 0, "pruned": 0}]
+    assert sync_state(_sync(status, wait=True), SHA) == (
+        "ready", f"Sync ns/app: Ready: applied main@sha1:{SHA}, healthy")
 
 
 def test_ready_with_an_older_commit_is_still_pending():
