@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "PIN_ANNOTATION",
     "digest_of",
+    "digest_recorded",
     "pin_of",
     "record",
     "rollback_target",
@@ -49,6 +50,15 @@ def digest_of(objects: list[dict]) -> str:
 def pin_of(metadata: dict) -> str:
     """The commit the Sync is pinned to by annotation ("" when none)."""
     return commitref.annotated_commit(metadata, PIN_ANNOTATION)
+
+
+def digest_recorded(status: dict, revision: str) -> str:
+    """The rendered digest the newest history entry of ``revision`` recorded
+    ("" when none): a pass that only checks health renders nothing, and adds
+    to the entry of the pass that applied."""
+    entry = next((e for e in status.get("history") or [] if isinstance(e, dict) and e.get("revision") == revision),
+                 None)
+    return str(entry.get("digest") or "") if entry else ""
 
 
 def record(status: dict, *, revision: str, digest: str, outcome: str, limit: int,

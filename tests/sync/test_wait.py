@@ -100,6 +100,11 @@ def test_wait_reports_progress_until_the_deployment_is_available(kapi_server, tm
     head = work.git("rev-parse", "HEAD").stdout.strip()
     assert sync["status"]["lastAppliedRevision"].endswith(head)
     assert "healthCheckDeadline" not in sync["status"]
+    # History keeps what the applying pass did, though Ready came in a later pass.
+    entry = sync["status"]["history"][0]
+    assert entry["revision"].endswith(head) and entry["digest"].startswith("sha256:"), entry
+    assert (entry["applied"], entry["lastReconciledStatus"]) == (2, "ReconciliationSucceeded"), entry
+    assert len(sync["status"]["history"]) == 1, sync["status"]["history"]
 
     # A new revision scales the Deployment up: waiting again until the
     # controller (here: the test) observed the new generation.
