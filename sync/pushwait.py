@@ -70,9 +70,10 @@ def _is(revision: str | None, sha: str) -> bool:
 
 
 def _counts(status: dict, revision: str) -> str:
-    """": N applied, M pruned" from the history entry of ``revision``; "" when
-    the entry was recorded by a pass that did not apply (a ``spec.wait``
-    health check that passed later records no digest and no counts)."""
+    """": N applied, M pruned" from the history entry of ``revision`` (a
+    ``spec.wait`` health check that passes in a later pass adds to the entry
+    of the pass that applied); "" for an entry with no rendered digest (a
+    revision that failed before it rendered)."""
     entry = next((e for e in status.get("history") or [] if isinstance(e, dict)
                   and e.get("revision") == revision), None)
     if entry is None or not entry.get("digest"):
