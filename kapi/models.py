@@ -84,3 +84,14 @@ class Change(models.Model):
 
 # The deletion lifecycle's own tables (cursor and work items).
 from kapi.lifecycle.models import FeedCursor, Work, WriteOrigin  # noqa: E402,F401
+
+
+class DueTimer(models.Model):
+    """When the message of a work table's timer is set to fire (``kapi.duetimer``);
+    ``armed_for`` NULL: no message is out."""
+
+    name = models.CharField(primary_key=True, max_length=64)
+    armed_for = models.DateTimeField(null=True)
+
+    class Meta:
+        db_table = "kapi_due_timer"
