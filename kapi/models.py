@@ -87,10 +87,12 @@ from kapi.lifecycle.models import FeedCursor, Work, WriteOrigin  # noqa: E402,F4
 
 
 class DueTimer(models.Model):
-    """When the message of a work table's timer is set to fire (``kapi.duetimer``);
-    ``armed_for`` NULL: no message is out."""
+    """When a work table's timer fires (``kapi.duetimer``); ``armed_for`` NULL:
+    not armed."""
 
     name = models.CharField(primary_key=True, max_length=64)
+    #: The Celery task the scheduler sends when ``armed_for`` comes.
+    task = models.CharField(max_length=200)
     armed_for = models.DateTimeField(null=True)
 
     class Meta:

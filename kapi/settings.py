@@ -138,6 +138,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 from kapi.lifecycle.schedule import BEAT_SCHEDULE as LIFECYCLE_BEAT_SCHEDULE  # noqa: E402
 
+# Beat also sends the tasks of the due timers (kapi.duetimer) when their time comes.
+CELERY_BEAT_SCHEDULER = "kapi.duetimer:Scheduler"
 CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE.update(LIFECYCLE_BEAT_SCHEDULE)
 CELERY_IMPORTS = ["kapi.crdtasks"]

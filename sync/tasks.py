@@ -73,11 +73,9 @@ def sweep() -> None:
     """The sync's timer (``kapi.duetimer``), and its slow safety beat: read the
     change log, enqueue the items due, arm the timer for the next. Logs
     nothing when it found nothing."""
-    from kapi import duetimer
     from kapi.observability.tasks import nothing_done
     from sync import changes, queue
 
-    duetimer.fired(queue.TIMER)
     read, again = changes.scan()
     if again:
         scan_changes.delay()

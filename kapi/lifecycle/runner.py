@@ -27,7 +27,6 @@ from django.db import (
     transaction,
 )
 
-from kapi import duetimer
 from kapi.errors import StatusError
 from kapi.lifecycle import aggregation, feed, gc, namespaces, objects, wakeup, work
 from kapi.observability import origin
@@ -221,7 +220,6 @@ def sweep(resync: bool = False) -> bool:
     catch the feed up, re-ask for what objects say is unfinished (``resync``),
     wake workers if anything is due, and arm the timer for the next item that
     is not due yet. Returns whether it found anything to do."""
-    duetimer.fired(wakeup.TIMER)
     found = False
     if feed.run():
         wakeup.wake_feed_now()

@@ -14,6 +14,7 @@ class Migration(migrations.Migration):
             name='DueTimer',
             fields=[
                 ('name', models.CharField(max_length=64, primary_key=True, serialize=False)),
+                ('task', models.CharField(max_length=200)),
                 ('armed_for', models.DateTimeField(null=True)),
             ],
             options={
