@@ -189,6 +189,8 @@ LOGGING = {
 
 # Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
 KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+# URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
+KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")
 # The sync's sweeper: due reconciles, repository polls and drift from the change log.
 # The sync is woken by writes (sync.scanwake) and its timer (sync.queue); this
@@ -221,6 +223,10 @@ SYNC_RENDER_MAX_OUTPUT_BYTES = int(os.environ.get("KAPI_SYNC_RENDER_MAX_OUTPUT_B
 SYNC_RENDER_CONCURRENCY = int(os.environ.get("KAPI_SYNC_RENDER_CONCURRENCY", "2"))
 # Push-time validations at once per API process; more are refused ("busy").
 SYNC_PUSH_VALIDATIONS = int(os.environ.get("KAPI_SYNC_PUSH_VALIDATIONS", "2"))
+# `git push -o wait`: waits at once per API process (each holds a git slot,
+# below), and the longest wait a push may ask for.
+SYNC_PUSH_WAITS = int(os.environ.get("KAPI_SYNC_PUSH_WAITS", "2"))
+SYNC_PUSH_WAIT_MAX_SECONDS = float(os.environ.get("KAPI_SYNC_PUSH_WAIT_MAX_SECONDS", "600"))
 GIT_MAX_PUSH_BYTES = int(os.environ.get("KAPI_GIT_MAX_PUSH_BYTES", str(100 << 20)))
 GIT_HTTP_TIMEOUT_SECONDS = float(os.environ.get("KAPI_GIT_HTTP_TIMEOUT_SECONDS", "600"))
 # git http-backend processes at once per API process (more get 503 Retry-After):

@@ -1,56 +1,10 @@
-"""Django test client on a real PostgreSQL, for the admin UI tests.
-
-Django is set up in the test process when this package is collected, with a
-throwaway data directory; the environment is restored afterwards so that
-servers the other suites start (``kapi_server``) see none of it. The database
-is an embedded PostgreSQL (``pgserver``) started by
-``django_db_modify_db_settings``, before pytest-django creates the test
-database (never SQLite).
-"""
+"""Django test client on a real PostgreSQL, for the admin UI tests
+(``django_in_process``: Django in this process, an embedded PostgreSQL)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator
-
 import pytest
-
-_SAVED = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "KAPI_DB_POOL", "DATABASE_URL")}
-_DATA_DIR = tempfile.mkdtemp(prefix="kapi-admin-tests-")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
-os.environ.update(
-    KAPI_DATA_DIR=_DATA_DIR,
-    KAPI_DB_POOL="0",
-    DATABASE_URL="postgresql://postgres:@/postgres?host=/nonexistent",
-)
-import django  # noqa: E402
-
-django.setup()
-for _key, _value in _SAVED.items():
-    if _value is None:
-        os.environ.pop(_key, None)
-    else:
-        os.environ[_key] = _value
-
-
-@pytest.fixture(scope="session")
-def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    from django.conf import settings
-
-    from kapi.runtime.config import database_settings
-    from kapi.runtime.embedded import start_postgres
-
-    # A directory pgserver creates itself: pytest's are 0700 and owned by root,
-    # which the unprivileged postgres user pgserver runs as cannot enter.
-    server = start_postgres(tmp_path_factory.mktemp("admin-pg") / "pgdata")
-    os.environ["KAPI_DB_POOL"] = "0"
-    try:
-        settings.DATABASES["default"].update(database_settings(server.url))
-    finally:
-        os.environ.pop("KAPI_DB_POOL", None)
-    yield
-    server.stop()
+from django_in_process import django_db_modify_db_settings  # noqa: F401 - the fixture
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
@@ -100,6 +100,11 @@ def test_wait_reports_progress_until_the_deployment_is_available(kapi_server, tm
     head = work.git("rev-parse", "HEAD").stdout.strip()
     assert sync["status"]["lastAppliedRevision"].endswith(head)
     assert "healthCheckDeadline" not in sync["status"]
+    # History keeps what the applying pass did, though Ready came in a later pass.
+    entry = sync["status"]["history"][0]
+    assert entry["revision"].endswith(head) and entry["digest"].startswith("sha256:"), entry
+    assert (entry["applied"], entry["lastReconciledStatus"]) == (2, "ReconciliationSucceeded"), entry
+    assert len(sync["status"]["history"]) == 1, sync["status"]["history"]
 
     # A new revision scales the Deployment up: waiting again until the
     # controller (here: the test) observed the new generation.
@@ -171,9 +176,9 @@ def test_timeout_bounds_the_apply(kapi_server, tmp_path):
     registry writes), so the pass stops between two objects with a clear
     message, and the Sync retries it later."""
     ns, work = _setup(kapi_server, tmp_path, timeout="1s", retryInterval="1h")
-    for i in range(800):
-        work.write(f"cms/cm{i:04}.yaml",
-                   {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm{i:04}"}, "data": {"v": "x"}})
+    # One file: rendering it is quick next to 1,600 writes, even on a busy machine.
+    work.write("cms.yaml", *({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm{i:04}"},
+                              "data": {"v": "x"}} for i in range(800)))
     work.push("many")
 
     def failed():
@@ -201,16 +206,26 @@ def test_manage_command_follows_the_wait(kapi_server, tmp_path):
     command = subprocess.Popen(
         [sys.executable, str(root / "manage.py"), "sync", "reconcile", f"{ns}/app", "--timeout", "60"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root,
-        env={**os.environ, "KAPI_DATA_DIR": str(kapi_server.data_dir)},
+        env={**os.environ, "KAPI_DATA_DIR": str(kapi_server.data_dir), "PYTHONUNBUFFERED": "1"},
     )
+    watchdog = threading.Timer(120, command.kill)
+    watchdog.start()
     try:
-        time.sleep(4)
-        assert command.poll() is None, command.communicate()
+        # The command says what it waits for (however long it takes to start),
+        # and is still waiting: only then does the Deployment become available.
+        seen = []
+        while not any("Waiting for 1 of 1 objects to become ready" in line for line in seen):
+            line = command.stdout.readline()
+            assert line, (seen, command.communicate())
+            seen.append(line)
+        assert command.poll() is None, (seen, command.communicate())
         _mark_available(kapi_server, ns, "web")
         out, err = command.communicate(timeout=60)
     finally:
+        watchdog.cancel()
         if command.poll() is None:
             command.kill()
+    out = "".join(seen) + out
     assert command.returncode == 0, err
     assert f"Waiting for 1 of 1 objects to become ready: [Deployment/{ns}/web" in out
     assert "✔ revision main@sha1:" in out
