@@ -3,26 +3,20 @@
 Registered as a registry write observer (``kapi.apps``). Deletions, objects being
 deleted, objects with ``ownerReferences``, namespaces and ClusterRoles (aggregation)
 are what the lifecycle
-acts on; any other write does not touch the queue. A writer flips the cursor's
-``wanted`` flag (row 2 of the cursor table, so that writers never wait on the
-feed's transaction, which locks row 1) and enqueues the feed only when it flipped it, so a burst of
-writes sends one task, not one per write; the feed clears the flag before each
-read, so a write that lands after a read always gets a fresh run.
+acts on; any other write does not touch the queue. A writer wakes the
+feed through its cursor's ``wanted`` flag (``kapi.wakeflag``): a burst of
+writes sends one task.
 """
 
 from __future__ import annotations
 
-import logging
-
-from django.db import DatabaseError, connection, transaction
-
 from kapi.observability import origin
+from kapi.wakeflag import WakeFlag, send_on_commit
 
 __all__ = [
     "TIMER", "arm_timer", "before_write", "on_write", "wake_feed", "wake_feed_now", "wake_workers",
 ]
 
-log = logging.getLogger(__name__)
 
 #: The name of the lifecycle's timer (``kapi.duetimer``): it runs the sweep
 #: when postponed work comes due.
@@ -55,58 +49,29 @@ def on_write(rt, obj: dict, deleted: bool) -> None:
         wake_feed()
 
 
+def _feed_task():
+    from kapi.lifecycle.tasks import process_changes
+
+    return process_changes
+
+
+_FEED = WakeFlag("kapi_lifecycle_cursor", _feed_task, "the lifecycle feed")
+
+
 def wake_feed() -> None:
-    if connection.in_atomic_block:
-        # Inside a transaction (a group of a namespace's deletes, a serialized
-        # write), flip the flag once, after the commit: flipped inside, its row
-        # lock would be held to the end of the transaction, and every other
-        # writer that matters, and the feed, would wait for it (they all update
-        # that row). A flag flipped after the commit is as good: the feed then
-        # runs after the write is visible.
-        if not any(entry[1] is _flip for entry in connection.run_on_commit):
-            transaction.on_commit(_flip)
-        return
-    _flip()
-
-
-def _flip() -> None:
-    try:
-        with connection.cursor() as cur:
-            cur.execute(
-                "UPDATE kapi_lifecycle_cursor SET wanted = true WHERE id = 2 AND NOT wanted"
-            )
-            flipped = cur.rowcount == 1
-    except DatabaseError:  # e.g. before the lifecycle migration: the sweep catches up
-        log.warning("could not flag the lifecycle feed", exc_info=True)
-        return
-    if flipped:
-        from kapi.lifecycle.tasks import process_changes
-
-        _on_commit(process_changes)
+    _FEED.wake()
 
 
 def wake_workers(count: int = 1) -> None:
     from kapi.lifecycle.tasks import work
 
     for _ in range(count):
-        _on_commit(work)
-
-
-def _on_commit(task) -> None:
-    def send() -> None:
-        try:
-            task.delay()
-        except Exception:  # the broker is down: beat's sweep will run it
-            log.warning("could not enqueue %s", task.name, exc_info=True)
-
-    transaction.on_commit(send)
+        send_on_commit(work)
 
 
 def wake_feed_now() -> None:
     """Enqueue the feed without looking at the flag (it asked to run again)."""
-    from kapi.lifecycle.tasks import process_changes
-
-    _on_commit(process_changes)
+    send_on_commit(_feed_task())
 
 
 def arm_timer(seconds: float) -> None:
