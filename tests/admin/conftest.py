@@ -18,6 +18,9 @@ import pytest
 
 _SAVED = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "KAPI_DB_POOL", "DATABASE_URL")}
 _DATA_DIR = tempfile.mkdtemp(prefix="kapi-admin-tests-")
+# WhiteNoise warns at every request when STATIC_ROOT is missing (serve collects
+# static files there; these tests use the app's finders).
+os.makedirs(os.path.join(_DATA_DIR, "static"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 os.environ.update(
     KAPI_DATA_DIR=_DATA_DIR,
@@ -51,6 +54,22 @@ def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> It
         os.environ.pop("KAPI_DB_POOL", None)
     yield
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """pytest-django's test database, emptied of other sessions before it is
+    dropped: the first write starts kapi's change notifier
+    (``kapi.storage.notify``), whose thread keeps its own connection for the
+    life of the process, and PostgreSQL refuses to drop a database in use."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture
