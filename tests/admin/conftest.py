@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from kapi_testserver import new_data_dir, remove_data_dir
 
 _SAVED = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "KAPI_DB_POOL", "DATABASE_URL")}
 _DATA_DIR = tempfile.mkdtemp(prefix="kapi-admin-tests-")
@@ -38,15 +39,18 @@ for _key, _value in _SAVED.items():
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def django_db_modify_db_settings() -> Iterator[None]:
     from django.conf import settings
 
     from kapi.runtime.config import database_settings
     from kapi.runtime.embedded import start_postgres
 
-    # A directory pgserver creates itself: pytest's are 0700 and owned by root,
-    # which the unprivileged postgres user pgserver runs as cannot enter.
-    server = start_postgres(tmp_path_factory.mktemp("admin-pg") / "pgdata")
+    # Not under pytest's temporary tree (kapi_testserver.new_data_dir): the
+    # unprivileged user pgserver runs PostgreSQL as must traverse every parent,
+    # and any pytest session that starts makes /tmp/pytest-of-<user> 0700 again;
+    # PostgreSQL then shuts down at its next check of its lock file.
+    data_dir = new_data_dir()
+    server = start_postgres(data_dir / "pgdata")
     os.environ["KAPI_DB_POOL"] = "0"
     try:
         settings.DATABASES["default"].update(database_settings(server.url))
@@ -54,6 +58,7 @@ def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> It
         os.environ.pop("KAPI_DB_POOL", None)
     yield
     server.stop()
+    remove_data_dir(data_dir)
 
 
 @pytest.fixture(scope="session")
