@@ -23,20 +23,12 @@ from kapi_testserver import (
     serving,
 )
 
-#: Session fixtures that start something costly of their own (a server, a
-#: PostgreSQL, a test database): the tests that use one run on the same xdist
-#: worker, so it is started once, not once per worker (``--dist loadgroup``).
-SHARED_FIXTURES = ("watch_server", "django_db_setup", "pg_conn")
-#: pytest-django asks for its database fixtures while a test is set up.
-MARKER_FIXTURES = {"django_db": "django_db_setup"}
-
-
-#: The groups that take longest (minutes on a busy 2-core machine), longest
-#: first: scheduled first (``--no-loadscope-reorder``), so that no worker
-#: starts one of them while the others run out of work.
-SLOW_GROUPS = (
+#: The files that take longest (minutes on a busy 2-core machine), longest
+#: first: scheduled first (``--dist loadfile --no-loadscope-reorder`` in
+#: scripts/test), so that no worker starts one of them while the others run
+#: out of work.
+SLOW_FILES = (
     "tests/fuzz/test_openapi_schemathesis.py",
-    "watch_server",
     "tests/auth/test_watch_revocation.py",
     "tests/sync/test_stage_timeouts.py",
     "tests/sync/test_health_wake.py",
@@ -49,26 +41,10 @@ SLOW_GROUPS = (
 )
 
 
-def _group(item: pytest.Item) -> str:
-    marker = item.get_closest_marker("xdist_group")
-    if marker:
-        return marker.args[0] if marker.args else marker.kwargs["name"]
-    fixtures = [*getattr(item, "fixturenames", ())]
-    fixtures += [f for m, f in MARKER_FIXTURES.items() if item.get_closest_marker(m)]
-    return next((f for f in SHARED_FIXTURES if f in fixtures), item.location[0])
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put every test in an xdist group (``--dist loadgroup``): the shared
-    fixture it uses, else its file, so that module-scoped servers start once,
-    as with ``--dist loadfile``; and the slowest groups first."""
-    groups = {}
-    for item in items:
-        groups[item] = _group(item)
-        if not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(groups[item]))
-    rank = {group: i for i, group in enumerate(SLOW_GROUPS)}
-    items.sort(key=lambda item: rank.get(groups[item], len(rank)))
+    """The slowest files first; the others keep their order."""
+    rank = {path: i for i, path in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(item.location[0], len(rank)))
 
 
 @pytest.fixture(scope="session")
