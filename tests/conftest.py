@@ -6,7 +6,7 @@ a user would run it. It yields a :class:`kapi_testserver.KapiServer`: ``url``,
 ``data_dir``, ``kubeconfig_path``, ``token``, ``ca_path`` and
 ``kubectl(*args, input=None, check=True)``. At the end of the session it is
 stopped with SIGTERM, and the session fails if it does not exit cleanly within
-15 s or leaves any process behind.
+30 s (``KAPI_TEST_STOP_TIMEOUT``) or leaves any process behind.
 """
 
 from __future__ import annotations
