@@ -84,3 +84,16 @@ class Change(models.Model):
 
 # The deletion lifecycle's own tables (cursor and work items).
 from kapi.lifecycle.models import FeedCursor, Work, WriteOrigin  # noqa: E402,F401
+
+
+class DueTimer(models.Model):
+    """When a work table's timer fires (``kapi.duetimer``); ``armed_for`` NULL:
+    not armed."""
+
+    name = models.CharField(primary_key=True, max_length=64)
+    #: The Celery task the scheduler sends when ``armed_for`` comes.
+    task = models.CharField(max_length=200)
+    armed_for = models.DateTimeField(null=True)
+
+    class Meta:
+        db_table = "kapi_due_timer"

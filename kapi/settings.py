@@ -138,11 +138,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 from kapi.lifecycle.schedule import BEAT_SCHEDULE as LIFECYCLE_BEAT_SCHEDULE  # noqa: E402
 
+# Beat also sends the tasks of the due timers (kapi.duetimer) when their time comes.
+CELERY_BEAT_SCHEDULER = "kapi.duetimer:Scheduler"
 CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BEAT_SCHEDULE.update(LIFECYCLE_BEAT_SCHEDULE)
 CELERY_IMPORTS = ["kapi.crdtasks"]
-# Deleting a CRD waits for its custom resources to go (types issue).
-CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {"task": "kapi.crd.sweep", "schedule": 2.0}
+# Deleting a CRD waits for its custom resources to go (types issue); the
+# deletion enqueues its cleanup (kapi.crdtasks), this sweep is the safety net.
+CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {
+    "task": "kapi.crd.sweep", "schedule": 30.0, "options": {"expires": 60.0},
+}
 
 # Safety-net poll of a Sync's health checks (writes of waited-on objects wake them).
 SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))
@@ -184,9 +189,17 @@ LOGGING = {
 
 # Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
 KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+# URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
+KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")
 # The sync's sweeper: due reconciles, repository polls and drift from the change log.
-CELERY_BEAT_SCHEDULE["sync-tick"] = {"task": "kapi.sync.tick", "schedule": 1.0, "options": {"expires": 3.0}}
+# The sync is woken by writes (sync.scanwake) and its timer (sync.queue); this
+# slow sweep is only the safety net for a lost message.
+CELERY_BEAT_SCHEDULE["sync-safety-sweep"] = {
+    "task": "kapi.sync.sweep",
+    "schedule": float(os.environ.get("KAPI_SYNC_SAFETY_SWEEP_SECONDS", "30")),
+    "options": {"expires": 60.0},
+}
 # Deleted hosted repositories are kept this long, restorable (sync.retention; 0: not kept).
 SYNC_GIT_RETENTION_DAYS = float(os.environ.get("KAPI_GIT_RETENTION_DAYS", "30"))
 SYNC_GIT_RETENTION_MAX_PER_NAMESPACE = int(os.environ.get("KAPI_GIT_RETENTION_MAX_PER_NAMESPACE", "20"))
@@ -210,6 +223,10 @@ SYNC_RENDER_MAX_OUTPUT_BYTES = int(os.environ.get("KAPI_SYNC_RENDER_MAX_OUTPUT_B
 SYNC_RENDER_CONCURRENCY = int(os.environ.get("KAPI_SYNC_RENDER_CONCURRENCY", "2"))
 # Push-time validations at once per API process; more are refused ("busy").
 SYNC_PUSH_VALIDATIONS = int(os.environ.get("KAPI_SYNC_PUSH_VALIDATIONS", "2"))
+# `git push -o wait`: waits at once per API process (each holds a git slot,
+# below), and the longest wait a push may ask for.
+SYNC_PUSH_WAITS = int(os.environ.get("KAPI_SYNC_PUSH_WAITS", "2"))
+SYNC_PUSH_WAIT_MAX_SECONDS = float(os.environ.get("KAPI_SYNC_PUSH_WAIT_MAX_SECONDS", "600"))
 GIT_MAX_PUSH_BYTES = int(os.environ.get("KAPI_GIT_MAX_PUSH_BYTES", str(100 << 20)))
 GIT_HTTP_TIMEOUT_SECONDS = float(os.environ.get("KAPI_GIT_HTTP_TIMEOUT_SECONDS", "600"))
 # git http-backend processes at once per API process (more get 503 Retry-After):

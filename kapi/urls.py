@@ -1,19 +1,17 @@
-"""Root URLs: the Kubernetes API at /, the admin UI at /admin/, git at /git/ and /hooks/git/."""
+"""Root URLs: the Kubernetes API at /, the admin UI at /admin/, then the URLs
+of installed apps (``KAPI_URLCONFS``: the sync's git and hooks)."""
 
+from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path
 
 from kapi.api.middleware import not_found_handler
-from sync.http import git_http, pre_receive, webhook
 
 urlpatterns = [
     # The Kubernetes API first: it serves nearly every request.
     path("", include("kapi.api.urls")),
     path("admin/", admin.site.urls),
-    # Hosted git repositories (smart HTTP) and forge webhooks of the sync app.
-    re_path(r"^git/(?P<namespace>[^/]+)/(?P<name>[^/]+)\.git/(?P<rest>.*)$", git_http),
-    path("hooks/git/<str:namespace>/<str:name>", webhook),
-    path("hooks/pre-receive/<str:namespace>/<str:name>", pre_receive),
+    *(path("", include(module)) for module in getattr(settings, "KAPI_URLCONFS", ())),
 ]
 
 handler404 = not_found_handler

@@ -372,8 +372,7 @@ def live_objects(entries: list[Entry], registry: Registry) -> dict[str, Object]:
     out: dict[str, Object] = {}
     for (group, resource, namespace), members in groups.items():
         names = sorted({entry.name for entry in members})
-        page = registry.storage.list(ListQuery(group, resource, namespace, where=["name = ANY(%s)"],
-                                               params=[names]))
+        page = registry.storage.list(ListQuery(group, resource, namespace, names=tuple(names)))
         stored = {item["metadata"]["name"]: item for item in page.items}
         for entry in members:
             if entry.name in stored:

@@ -18,6 +18,7 @@ class SyncConfig(AppConfig):
     def ready(self) -> None:
         from kapi.registry.store import BEFORE_WRITE_OBSERVERS, WRITE_OBSERVERS
         from sync.healthwake import wake_waiting_sync
+        from sync.scanwake import wake_scan_on_write
 
         # Before the write, so the change scan that reads it finds its request.
         if _record_origin not in BEFORE_WRITE_OBSERVERS:
@@ -26,3 +27,7 @@ class SyncConfig(AppConfig):
         # its health check at once (the poll is only a safety net).
         if wake_waiting_sync not in WRITE_OBSERVERS:
             WRITE_OBSERVERS.append(wake_waiting_sync)
+        # After the write: a change the sync acts on (a Sync's spec, drift of
+        # what it applied) wakes its change scan at once.
+        if wake_scan_on_write not in WRITE_OBSERVERS:
+            WRITE_OBSERVERS.append(wake_scan_on_write)

@@ -30,12 +30,12 @@ from kapi.observability import origin
 from sync import history, pruneguard, queue
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
-__all__ = ["scan"]
+__all__ = ["drifted", "owning_sync", "run_reason", "scan"]
 
 BATCH = 5000
 FIELD_MANAGER = "kapi-sync"
 log = logging.getLogger(__name__)
-_TICK_LOCK = (0x5359, 0)
+_SCAN_LOCK = (0x5359, 0)
 
 
 def _drifted(meta: dict) -> bool:
@@ -59,6 +59,38 @@ def _pin_changed(meta: dict, pinned: str | None) -> bool:
     return bool(pin) != bool(pinned) or bool(pin and not (pinned or "").startswith(pin))
 
 
+def run_reason(kind: str, type_: str, meta: dict, observed, handled, held: str | None,
+               pinned: str | None) -> str | None:
+    """Why a change of a Sync or GitRepository (``meta``, and from its status
+    ``observedGeneration``, ``lastHandledReconcileAt``, ``pruneHeldRevision``,
+    ``pin.revision``) asks for a run, or None."""
+    if type_ == "DELETED":
+        return None
+    requested_at = (meta.get("annotations") or {}).get(REQUESTED_AT)
+    if (
+        type_ == "ADDED"
+        or meta.get("deletionTimestamp")
+        or observed != meta.get("generation")
+        or (kind == queue.SYNC and requested_at and requested_at != handled)
+        or (kind == queue.SYNC and held and pruneguard.allowed(meta, held))
+        or (kind == queue.SYNC and _pin_changed(meta, pinned))
+    ):
+        return "requestedAt" if requested_at and requested_at != handled else "changed"
+    return None
+
+
+def owning_sync(meta: dict) -> tuple[str, str] | None:
+    """(namespace, name) of the Sync an object is labelled with, if any."""
+    labels = meta.get("labels") or {}
+    owner = (labels.get(LABEL_NAMESPACE, ""), labels.get(LABEL_NAME, ""))
+    return owner if owner[0] and owner[1] else None
+
+
+def drifted(meta: dict, deleted: bool) -> bool:
+    """Whether a write of an object a Sync applied undoes the Sync's state."""
+    return deleted or _drifted(meta)
+
+
 def _resync() -> None:
     with connection.cursor() as cur:
         cur.execute(
@@ -71,17 +103,27 @@ def _resync() -> None:
             queue.request(kind, namespace, name, "resync")
 
 
-def scan() -> int:
-    """One pass over new changes; returns how many were read. Single-flight."""
+def scan() -> tuple[int, bool]:
+    """One pass over new changes, single-flight. Returns how many were read,
+    and whether to scan again: a full batch, or a write asked for a scan
+    (``sync.scanwake``) since this one cleared the flag. A scan that finds
+    another running leaves it to that one, which looks at the flag after
+    releasing its lock."""
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_try_advisory_lock(%s, %s)", list(_TICK_LOCK))
+        cur.execute("SELECT pg_try_advisory_lock(%s, %s)", list(_SCAN_LOCK))
         if not cur.fetchone()[0]:
-            return 0
+            return 0, False
     try:
-        return _scan()
+        with connection.cursor() as cur:
+            cur.execute("UPDATE sync_change_cursor SET wanted = false WHERE id = 2 AND wanted")
+        read = _scan()
     finally:
         with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_unlock(%s, %s)", list(_TICK_LOCK))
+            cur.execute("SELECT pg_advisory_unlock(%s, %s)", list(_SCAN_LOCK))
+    with connection.cursor() as cur:
+        cur.execute("SELECT wanted FROM sync_change_cursor WHERE id = 2")
+        row = cur.fetchone()
+    return read, read >= BATCH or bool(row and row[0])
 
 
 def _scan() -> int:
@@ -120,28 +162,15 @@ def _scan() -> int:
     for _rv, group, resource, namespace, name, type_, meta, observed, handled, held, pinned, request_id in rows:
         meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
         if group == GROUP and resource in ("syncs", "gitrepositories"):
-            if type_ == "DELETED":
-                continue
             kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
             observed = orjson.loads(observed) if isinstance(observed, (str, bytes)) else observed
             handled = orjson.loads(handled) if isinstance(handled, (str, bytes)) else handled
-            requested_at = (meta.get("annotations") or {}).get(REQUESTED_AT)
-            if (
-                type_ == "ADDED"
-                or meta.get("deletionTimestamp")
-                or observed != meta.get("generation")
-                or (kind == queue.SYNC and requested_at and requested_at != handled)
-                or (kind == queue.SYNC and held and pruneguard.allowed(meta, held))
-                or (kind == queue.SYNC and _pin_changed(meta, pinned))
-            ):
-                reason = "requestedAt" if requested_at and requested_at != handled else "changed"
+            reason = run_reason(kind, type_, meta, observed, handled, held, pinned)
+            if reason:
                 requests.setdefault((kind, namespace, name), (reason, False, request_id))
             continue
-        labels = meta.get("labels") or {}
-        owner = (labels.get(LABEL_NAMESPACE, ""), labels.get(LABEL_NAME, ""))
-        if not owner[0] or not owner[1]:
-            continue
-        if type_ == "DELETED" or (type_ == "MODIFIED" and _drifted(meta)):
+        owner = owning_sync(meta)
+        if owner and (type_ == "DELETED" or (type_ == "MODIFIED" and _drifted(meta))):
             requests[(queue.SYNC, owner[0], owner[1])] = ("drift", True, request_id)
     for (kind, namespace, name), (reason, drift, request_id) in requests.items():
         queue.request(kind, namespace, name, reason, drift=drift, request_id=request_id)

@@ -19,6 +19,11 @@ Limits:
   others get 503 with ``Retry-After``), so that pushes, whose pre-receive hook
   calls back into the API server, can never take every request thread.
 
+A push's first bytes (its ref updates and push options, ``request_head``) can
+be read before git starts: the caller's ``prepare`` decides from them git's
+environment for this push, extra time, or a refusal (``PushSetup``; e.g.
+``git push -o wait``, ``sync.pushoptions``).
+
 Two pushes to one repository at once are serialised by git itself: each
 updates its refs under git's ref lock, comparing the old value, so the second
 is refused (``failed to update ref``/``fetch first``), never interleaved.
@@ -26,17 +31,19 @@ is refused (``failed to update ref``/``fetch first``), never interleaved.
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import signal
 import subprocess
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
-__all__ = ["Limits", "commands", "refusal", "serve"]
+__all__ = ["Limits", "PushSetup", "commands", "refusal", "request_head", "serve"]
 
 CHUNK = 65536
 #: Chunks of git's answer waiting for the client (backpressure past this).
@@ -68,33 +75,66 @@ def _pkt(data: bytes) -> bytes:
     return b"%04x" % (len(data) + 4) + data
 
 
-def commands(prefix: bytes, gzipped: bool = False) -> tuple[list[str], set[str]]:
-    """The refs a push updates and the capabilities it asked for, from the first
-    bytes of its request (pkt-lines "old new ref\\0caps" up to a flush)."""
+def request_head(prefix: bytes, gzipped: bool = False) -> tuple[list[str], set[str], list[str]]:
+    """The refs a push updates, the capabilities it asked for and its push
+    options (``git push -o``), from the first bytes of its request: pkt-lines
+    "old new ref\\0caps" up to a flush, then, with the ``push-options``
+    capability, one pkt-line per option up to a second flush. Options cut off
+    by the end of ``prefix`` are not returned."""
     if gzipped:
         try:
             prefix = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(prefix, _PREFIX)
         except zlib.error:
-            return [], set()
+            return [], set(), []
     refs: list[str] = []
     caps: set[str] = set()
-    pos = 0
-    while pos + 4 <= len(prefix):
+    options: list[str] = []
+    flushes, pos = 0, 0
+    while pos + 4 <= len(prefix) and flushes < 2:
         try:
             size = int(prefix[pos:pos + 4], 16)
         except ValueError:
             break
+        if size == 0:
+            flushes += 1
+            pos += 4
+            if "push-options" not in caps:
+                break
+            continue
         if size < 4 or pos + size > len(prefix):
             break
         line = prefix[pos + 4:pos + size]
         pos += size
+        if flushes == 1:
+            options.append(line.decode(errors="replace").removesuffix("\n"))
+            continue
         if b"\0" in line:
             line, _, rest = line.partition(b"\0")
             caps |= set(rest.decode(errors="replace").split())
         parts = line.decode(errors="replace").split()
         if len(parts) == 3:
             refs.append(parts[2])
+    if flushes < 2:
+        options = []  # the list did not end within the prefix: not all of it
+    return refs, caps, options
+
+
+def commands(prefix: bytes, gzipped: bool = False) -> tuple[list[str], set[str]]:
+    """The refs a push updates and the capabilities it asked for (``request_head``)."""
+    refs, caps, _ = request_head(prefix, gzipped)
     return refs, caps
+
+
+@dataclass
+class PushSetup:
+    """What a push's first bytes decide before git starts: more environment for
+    git (and its hooks), more time, a function to call once the request is
+    over, or a refusal (the ``remote:`` message, the reason on each ref)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    extra_seconds: float = 0.0
+    release: Callable[[], None] | None = None
+    refusal: tuple[str, str] | None = None
 
 
 def refusal(refs: list[str], caps: set[str], message: str, reason: str) -> bytes:
@@ -143,9 +183,10 @@ class _Held:
 
 
 def serve(request: HttpRequest, env: dict[str, str], *, push: bool, limits: Limits | None = None,
-          on_done=None) -> HttpResponse:
+          on_done=None, prepare: Callable[[bytes], PushSetup] | None = None) -> HttpResponse:
     """Run ``git http-backend`` with CGI ``env`` for ``request``. ``on_done(status)``
-    runs once git's answer has been produced (e.g. to reconcile after a push)."""
+    runs once git's answer has been produced (e.g. to reconcile after a push);
+    ``prepare(first bytes)`` sets up a push before git starts (``PushSetup``)."""
     limits = limits or Limits()
     semaphore = _slot(limits.concurrency)
     if not semaphore.acquire(timeout=10):
@@ -155,27 +196,45 @@ def serve(request: HttpRequest, env: dict[str, str], *, push: bool, limits: Limi
         return response
     slot = _Held(semaphore)
     try:
-        return _serve(request, env, push, limits, slot, on_done)
+        return _serve(request, env, push, limits, slot, on_done, prepare)
     except BaseException:
         slot.release()
         raise
 
 
-def _serve(request, env, push, limits, slot, on_done) -> HttpResponse:
+def _serve(request, env, push, limits, slot, on_done, prepare) -> HttpResponse:
     declared = request.META.get("CONTENT_LENGTH") or ""
+    gzipped = request.META.get("HTTP_CONTENT_ENCODING", "").endswith("gzip")
     env = dict(env)
     if declared:
         env["CONTENT_LENGTH"] = declared
     else:
         env.pop("CONTENT_LENGTH", None)
-    process = subprocess.Popen(["git", "http-backend"], env=env, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    head, setup = b"", PushSetup()
+    over = declared.isdigit() and int(declared) > limits.max_push
+    # A push request is never gzipped by git (only fetches are): one that is
+    # goes to git unread, as before options existed.
+    if push and prepare is not None and request.method == "POST" and not over and not gzipped:
+        head = _read_head(request)
+        setup = prepare(head)
+        if setup.refusal is not None:
+            slot.release()
+            return _refused(head, gzipped, *setup.refusal)
+        env.update(setup.env)
+    timeout = limits.timeout + setup.extra_seconds
+    try:
+        process = subprocess.Popen(["git", "http-backend"], env=env, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    except BaseException:
+        if setup.release is not None:
+            setup.release()
+        raise
     released = threading.Event()
-    watchdog = threading.Timer(limits.timeout, _kill, (process,))
+    watchdog = threading.Timer(timeout, _kill, (process,))
     watchdog.daemon = True
 
     def finish() -> None:
-        """Once per request: stop git (and its hook) and free the slot."""
+        """Once per request: stop git (and its hook) and free the slots."""
         if released.is_set():
             return
         released.set()
@@ -183,6 +242,8 @@ def _serve(request, env, push, limits, slot, on_done) -> HttpResponse:
         _kill(process)
         process.wait()
         slot.release()
+        if setup.release is not None:
+            setup.release()
 
     watchdog.start()
     chunks: queue.Queue[bytes | None] = queue.Queue(QUEUE_CHUNKS)
@@ -209,21 +270,15 @@ def _serve(request, env, push, limits, slot, on_done) -> HttpResponse:
 
     threading.Thread(target=pump, daemon=True, name="git-http-backend-out").start()
     try:
-        too_large, prefix = _feed(request, process, push, declared, limits.max_push)
+        too_large, prefix = _feed(request, process, push, declared, limits.max_push, head)
     except BaseException:  # the client went away mid-body, or worse
         finish()
         raise
     if too_large:
         finish()
-        refs, caps = commands(prefix, request.META.get("HTTP_CONTENT_ENCODING", "").endswith("gzip"))
         message = (f"kapi: push refused: it is larger than this server's limit of {limits.max_push} bytes "
                    "(KAPI_GIT_MAX_PUSH_BYTES)")
-        body = refusal(refs, caps, message, "push too large")
-        if not body:
-            return HttpResponse(message + "\n", status=413, content_type="text/plain")
-        response = HttpResponse(body, content_type="application/x-git-receive-pack-result")
-        response["Cache-Control"] = "no-cache, max-age=0, must-revalidate"
-        return response
+        return _refused(prefix, gzipped, message, "push too large", status=413)
     # -- git's answer: CGI headers, then the body, streamed ------------------
     head, rest, ended = b"", b"", False
     while True:
@@ -259,7 +314,7 @@ def _serve(request, env, push, limits, slot, on_done) -> HttpResponse:
                 while (piece := chunks.get()) is not None:
                     yield piece
             try:
-                process.wait(timeout=max(1.0, limits.timeout))
+                process.wait(timeout=max(1.0, timeout))
             except subprocess.TimeoutExpired:
                 return
             if on_done is not None and process.returncode == 0:
@@ -274,9 +329,56 @@ def _serve(request, env, push, limits, slot, on_done) -> HttpResponse:
     return response
 
 
+def _refused(prefix: bytes, gzipped: bool, message: str, reason: str, status: int = 400) -> HttpResponse:
+    """A push refused before git saw it: ``refusal`` when the client can read
+    one (it then prints ``message``), else ``message`` as plain text."""
+    refs, caps = commands(prefix, gzipped)
+    body = refusal(refs, caps, message, reason)
+    if not body:
+        return HttpResponse(message + "\n", status=status, content_type="text/plain")
+    response = HttpResponse(body, content_type="application/x-git-receive-pack-result")
+    response["Cache-Control"] = "no-cache, max-age=0, must-revalidate"
+    return response
+
+
+def _read_exact(stream, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size and (piece := stream.read(size - len(data))):
+        data += piece
+    return bytes(data)
+
+
+def _read_head(request: HttpRequest) -> bytes:
+    """A push's ref updates and push options (``request_head``), read one
+    pkt-line at a time and no further: a client that stops sending after them
+    (or sends a large pack) is not waited on here, git reads the rest."""
+    stream, head = _body_stream(request), bytearray()
+    flushes, options = 0, False
+    while len(head) < _PREFIX:
+        size = _read_exact(stream, 4)
+        head += size
+        try:
+            length = int(size, 16) if len(size) == 4 else -1
+        except ValueError:
+            break
+        if length == 0:
+            flushes += 1
+            if flushes == 2 or not options:
+                break
+            continue
+        if length < 4:
+            break
+        line = _read_exact(stream, length - 4)
+        head += line
+        if flushes == 0 and b"\0" in line:
+            options = b"push-options" in line.partition(b"\0")[2].split()
+    return bytes(head)
+
+
 def _feed(request: HttpRequest, process: subprocess.Popen, push: bool, declared: str,
-          max_push: int) -> tuple[bool, bytes]:
-    """The request body, to git as it arrives: (over the push limit?, its first bytes)."""
+          max_push: int, head: bytes = b"") -> tuple[bool, bytes]:
+    """The request body (``head``, already read, first), to git as it arrives:
+    (over the push limit?, its first bytes)."""
     prefix = bytearray()
     too_large = False
     if request.method == "POST":
@@ -285,8 +387,11 @@ def _feed(request: HttpRequest, process: subprocess.Popen, push: bool, declared:
             prefix += stream.read(min(_PREFIX, int(declared)))
             too_large = True
         else:
+            pieces = iter(lambda: stream.read(CHUNK), b"")
+            if head:
+                pieces = itertools.chain([head], pieces)
             try:
-                while data := stream.read(CHUNK):
+                for data in pieces:
                     sent += len(data)
                     if len(prefix) < _PREFIX:
                         prefix += data[: _PREFIX - len(prefix)]

@@ -128,39 +128,48 @@ def _open(path: Path, env: dict[str, str] | None = None) -> Iterator[git.Repo]:
 
 
 _HOOK = """#!/bin/sh
-# Validate-on-push: the API server renders and dry-runs the new revision as
-# each Sync would (sync/prereceive_hook.py asks it; no Django boots here).
+# {purpose}
 exec {python} -I -S {hook} {namespace} {name}
 """
+#: Hook name → (module beside this one, what it does). proc-receive runs only
+#: for pushes with ``-o wait`` (``receive.procReceiveRefs``, set per push).
+_HOOKS = {
+    "pre-receive": ("prereceive_hook.py", "Validate-on-push: the API server renders and dry-runs the new "
+                    "revision as\n# each Sync would (sync/prereceive_hook.py asks it; no Django boots here)."),
+    "proc-receive": ("pushwait_hook.py", "git push -o wait: update the ref, then report the Syncs' outcome\n"
+                     "# (sync/pushwait_hook.py asks the API server)."),
+}
 
 
-def _hook_text(namespace: str, name: str) -> str:
-    hook = Path(__file__).resolve().parent / "prereceive_hook.py"
-    return _HOOK.format(python=sys.executable, hook=hook, namespace=namespace, name=name)
+def _hook_text(hook: str, namespace: str, name: str) -> str:
+    module, purpose = _HOOKS[hook]
+    path = Path(__file__).resolve().parent / module
+    return _HOOK.format(purpose=purpose, python=sys.executable, hook=path, namespace=namespace, name=name)
 
 
-def _install_hook(repo_dir: Path, namespace: str, name: str) -> None:
-    """Write the pre-receive hook unless it is already this one (repositories
-    made by an older kapi get the current hook on their next use)."""
-    hook = repo_dir / "hooks" / "pre-receive"
-    text = _hook_text(namespace, name)
-    try:
-        if hook.read_text() == text:
-            return
-    except OSError:
-        pass
-    hook.parent.mkdir(exist_ok=True)
-    tmp = hook.with_name(f".pre-receive-{os.getpid()}")
-    tmp.write_text(text)
-    tmp.chmod(0o755)
-    os.replace(tmp, hook)
+def _install_hooks(repo_dir: Path, namespace: str, name: str) -> None:
+    """Write the hooks unless they are already these (repositories made by an
+    older kapi get the current hooks on their next use)."""
+    for hook_name in _HOOKS:
+        hook = repo_dir / "hooks" / hook_name
+        text = _hook_text(hook_name, namespace, name)
+        try:
+            if hook.read_text() == text:
+                continue
+        except OSError:
+            pass
+        hook.parent.mkdir(exist_ok=True)
+        tmp = hook.with_name(f".{hook_name}-{os.getpid()}")
+        tmp.write_text(text)
+        tmp.chmod(0o755)
+        os.replace(tmp, hook)
 
 
 def ensure_hosted(namespace: str, name: str, branch: str = "main") -> Path:
-    """The hosted bare repository, created on first use with its pre-receive hook."""
+    """The hosted bare repository, created on first use with its hooks."""
     path = hosted_path(namespace, name)
     if (path / "HEAD").exists():
-        _install_hook(path, namespace, name)
+        _install_hooks(path, namespace, name)
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=path.parent))
@@ -169,7 +178,7 @@ def ensure_hosted(namespace: str, name: str, branch: str = "main") -> Path:
         cfg.set_value("http", "receivepack", "true")
         cfg.set_value("receive", "denyDeleteCurrent", "true")
     repo.close()
-    _install_hook(tmp, namespace, name)
+    _install_hooks(tmp, namespace, name)
     try:
         os.rename(tmp, path)
     except OSError:

@@ -21,10 +21,13 @@ from datetime import UTC, datetime
 
 import orjson
 
+from sync import commitref
+
 __all__ = [
     "DEFAULT_LIMIT",
     "PIN_ANNOTATION",
     "digest_of",
+    "digest_recorded",
     "pin_of",
     "record",
     "rollback_target",
@@ -46,8 +49,16 @@ def digest_of(objects: list[dict]) -> str:
 
 def pin_of(metadata: dict) -> str:
     """The commit the Sync is pinned to by annotation ("" when none)."""
-    value = str((metadata.get("annotations") or {}).get(PIN_ANNOTATION) or "").strip().lower()
-    return value if len(value) >= 7 else ""
+    return commitref.annotated_commit(metadata, PIN_ANNOTATION)
+
+
+def digest_recorded(status: dict, revision: str) -> str:
+    """The rendered digest the newest history entry of ``revision`` recorded
+    ("" when none): a pass that only checks health renders nothing, and adds
+    to the entry of the pass that applied."""
+    entry = next((e for e in status.get("history") or [] if isinstance(e, dict) and e.get("revision") == revision),
+                 None)
+    return str(entry.get("digest") or "") if entry else ""
 
 
 def record(status: dict, *, revision: str, digest: str, outcome: str, limit: int,

@@ -10,6 +10,12 @@ updates to ``/hooks/pre-receive/<namespace>/<name>`` with the pusher's token,
 and this process runs ``sync.prereceive.check_push`` (no Django boot per
 push). An accepted push asks for the repository to be reconciled at once.
 
+``git push -o wait`` (``sync.pushoptions``): the push's options are read
+before git starts; a bad value is refused there, and a push that waits has
+its tracked ref updated by the ``proc-receive`` hook (``sync.pushwait_hook``),
+which asks ``/hooks/push-wait/<namespace>/<name>`` (``push_wait``, the
+pusher's token) where the Syncs stand until they are done (``sync.pushwait``).
+
 ``git http-backend`` runs streamed and bounded (``sync.gitbackend``: push size
 limit, timeout, concurrency). RBAC is checked before the repository is looked
 up, so a user who may not see a repository cannot tell whether it exists.
@@ -41,11 +47,11 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from kapi.runtime import config
-from sync import gitbackend, gitstore, queue
+from sync import gitbackend, gitstore, pushoptions, queue
 from sync.api import repository_type
 from sync.hookerrors import refusing
 
-__all__ = ["git_http", "pre_receive", "webhook"]
+__all__ = ["git_http", "pre_receive", "push_wait", "webhook"]
 
 _SERVICES = ("git-upload-pack", "git-receive-pack")
 
@@ -84,6 +90,7 @@ def _hook_env(request: HttpRequest, namespace: str, name: str) -> dict[str, str]
     port = request.META.get("SERVER_PORT") or ("443" if scheme == "https" else "80")
     env = {
         "KAPI_PRERECEIVE_URL": f"{scheme}://{host}:{port}/hooks/pre-receive/{namespace}/{name}",
+        "KAPI_PUSH_WAIT_URL": f"{scheme}://{host}:{port}/hooks/push-wait/{namespace}/{name}",
         "KAPI_PUSH_TOKEN": _token(request),
     }
     ca = tls_files(config.data_dir()).ca_cert
@@ -145,6 +152,8 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
     push = service == "git-receive-pack"
     if push:
         env.update(_hook_env(request, namespace, name))
+        # Let pushes carry options (git push -o), for -o wait.
+        env = pushoptions.git_config(env, {"receive.advertisePushOptions": "true"})
     for header in ("HTTP_CONTENT_ENCODING", "HTTP_GIT_PROTOCOL"):
         if header in request.META:
             env[header] = request.META[header]
@@ -154,7 +163,49 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
             # Accepted (or partly): fetch the new revision and reconcile its Syncs now.
             queue.request(queue.REPOSITORY, namespace, name, "push")
 
-    return gitbackend.serve(request, env, push=push, on_done=pushed)
+    def prepare(head: bytes) -> gitbackend.PushSetup:
+        return _wait_setup(repo, head, request.META.get("HTTP_CONTENT_ENCODING", "").endswith("gzip"), env)
+
+    return gitbackend.serve(request, env, push=push, on_done=pushed, prepare=prepare)
+
+
+def _wait_setup(repo: dict, head: bytes, gzipped: bool, git_env: dict[str, str]) -> gitbackend.PushSetup:
+    """How git runs a push, from its options: as usual without ``-o wait``;
+    with it, the tracked ref goes to the ``proc-receive`` hook, which waits
+    for the outcome (``sync.pushwait_hook``) holding one of this process's
+    wait slots; a bad value, or no free slot, refuses the push at once.
+    ``git_env``: the environment git would run in (its config is added to)."""
+    _, _, options = gitbackend.request_head(head, gzipped)
+    try:
+        wait = pushoptions.wait_of(options)
+    except pushoptions.PushOptionError as exc:
+        return gitbackend.PushSetup(refusal=(f"kapi: push refused: {exc}", "invalid -o wait"))
+    if wait is None:
+        return gitbackend.PushSetup()
+    ref = pushoptions.tracked_ref(repo)
+    refs, caps = gitbackend.commands(head, gzipped)
+    if "atomic" in caps and len(refs) > 1:
+        # The hook moves the tracked ref before git moves the others: not atomic.
+        return gitbackend.PushSetup(refusal=(
+            "kapi: push refused: -o wait cannot be combined with --atomic for several refs",
+            "-o wait with --atomic"))
+    if ref is None or ref not in refs:
+        # Nothing to wait for: said by the pre-receive hook (sync.prereceive_hook).
+        meta = repo["metadata"]
+        what = (f"GitRepository {meta['namespace']}/{meta['name']} is pinned to a commit, which no push moves"
+                if ref is None else f"this push does not update {ref}, which the Syncs follow")
+        return gitbackend.PushSetup(env={"KAPI_PUSH_NOTE": f"kapi: -o wait: {what}; nothing to wait for"})
+    release = pushoptions.take_wait_slot()
+    if release is None:
+        from django.conf import settings
+
+        return gitbackend.PushSetup(refusal=(
+            f"kapi: push refused: this server is already waiting for {settings.SYNC_PUSH_WAITS} pushes "
+            "(KAPI_SYNC_PUSH_WAITS); nothing was changed: push again in a moment, or without -o wait",
+            "too many waiting pushes"))
+    env = pushoptions.git_config(git_env, {"receive.procReceiveRefs": f"am:{ref}"})
+    env.update(KAPI_PUSH_WAIT_REF=ref, KAPI_PUSH_WAIT_SECONDS=f"{wait.seconds:g}", KAPI_PUSH_WAIT_NOTE=wait.note)
+    return gitbackend.PushSetup(env=env, extra_seconds=wait.seconds, release=release)
 
 
 #: The largest pre-receive request (ref updates and a path) and forge webhook body.
@@ -237,6 +288,44 @@ def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse
     finally:
         slot.release()
     return JsonResponse({"accepted": accepted, "messages": out.getvalue().splitlines()})
+
+
+@csrf_exempt
+@refusing
+def push_wait(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    """Where the Syncs stand with a pushed revision, for the ``proc-receive``
+    hook of a push made with ``-o wait`` (``sync.pushwait_hook``): the pusher's
+    token, ``update`` on the GitRepository as for the push itself; the body
+    names the ref updates (already made) and, on the first call, ``start``
+    asks for the repository to be fetched and its Syncs reconciled now. One
+    short answer per call (``sync.pushwait.outcome``): the hook asks again."""
+    if request.method != "POST":
+        return JsonResponse({"message": "POST only"}, status=405)
+    user = _user(request)
+    if user is None:
+        return _challenge()
+    try:
+        access.check(user, "update", repository_type(), namespace, name)
+    except errors.StatusError as exc:
+        return JsonResponse({"message": exc.status["message"]}, status=403)
+    if _hosted(namespace, name) is None:
+        return JsonResponse({"message": "repository not found"}, status=404)
+    raw = _read_capped(request, MAX_HOOK_BODY)
+    try:
+        if raw is None:
+            raise ValueError("too large")
+        body = json.loads(raw)
+        updates = [str(line) for line in body.get("updates") or []]
+        start = body.get("start") is True
+    except (ValueError, AttributeError):
+        return JsonResponse({"message": "expected {updates: [...], start: bool}"}, status=400)
+    from sync.pushwait import outcome
+
+    if start:
+        queue.request(queue.REPOSITORY, namespace, name, "push")
+    result = outcome(namespace, name, updates, user)
+    return JsonResponse({"lines": result.lines, "done": result.done, "pending": result.pending,
+                         "failed": result.failed})
 
 
 def _secret_token(namespace: str, name: str) -> str | None:

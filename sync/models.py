@@ -47,10 +47,13 @@ class WorkItem(models.Model):
 
 
 class ChangeCursor(models.Model):
-    """The newest ``kapi_change.resource_version`` the drift scanner has read."""
+    """Row 1: ``revision``, the newest ``kapi_change.resource_version`` the
+    change scan has read. Row 2: ``wanted``, whether a write that may matter to
+    the sync asked for a scan since the scan last looked (``sync.scanwake``)."""
 
     id = models.IntegerField(primary_key=True)
     revision = models.BigIntegerField(default=0)
+    wanted = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         db_table = "sync_change_cursor"

@@ -34,6 +34,8 @@ def main(namespace: str, name: str) -> int:
     if not url:
         manage = Path(__file__).resolve().parents[1] / "manage.py"
         os.execv(sys.executable, [sys.executable, str(manage), "sync", "pre-receive", namespace, name])
+    if os.environ.get("KAPI_PUSH_NOTE"):  # e.g. -o wait with nothing to wait for (sync.http)
+        sys.stderr.write(f"{os.environ['KAPI_PUSH_NOTE']}\n")
     quarantine = os.environ.get("GIT_QUARANTINE_PATH", "")
     body = json.dumps({
         "updates": sys.stdin.read().splitlines(),

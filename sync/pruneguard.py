@@ -15,6 +15,7 @@ revision by accident.
 
 from __future__ import annotations
 
+from sync import commitref
 from sync.apply import CRD_GROUP, Doomed
 
 __all__ = ["ALLOW_ANNOTATION", "REASON", "allowed", "hold_message"]
@@ -26,8 +27,7 @@ _SHOWN = 5
 
 def allowed(metadata: dict, sha: str) -> bool:
     """Whether a Sync's ``sync.kapi.dev/allow-prune`` annotation names ``sha``."""
-    value = str((metadata.get("annotations") or {}).get(ALLOW_ANNOTATION) or "").strip().lower()
-    return len(value) >= 7 and sha.lower().startswith(value)
+    return commitref.names(commitref.annotated_commit(metadata, ALLOW_ANNOTATION), sha)
 
 
 def _names(targets: list[Doomed]) -> str:

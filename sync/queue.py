@@ -6,9 +6,13 @@ PostgreSQL advisory lock on its row id, so runs of one item never overlap
 across workers, and a killed worker's lock goes with its connection. A run
 remembers the request count it started from; requests that arrive meanwhile
 leave ``requested > handled`` and the item is enqueued again when the run
-ends. ``sweep`` (beat, every second) claims due items with a conditional
-UPDATE on ``enqueued_at``, so each is enqueued once, and again only when the
-claim is stale (the worker died with the message).
+ends. ``sweep`` claims due items with a conditional UPDATE on
+``enqueued_at``, so each is enqueued once, and again only when the claim is
+stale (the worker died with the message).
+
+No beat reads the table every second: each due time set here (a periodic
+run, a retry's backoff, a claim that turns stale) arms the sync's timer
+(``kapi.duetimer``), whose task sweeps and re-arms for ``next_due_in()``.
 """
 
 from __future__ import annotations
@@ -24,13 +28,18 @@ from kapi.observability.context import (
     set_request_id,
 )
 
-__all__ = ["REPOSITORY", "SYNC", "forget", "request", "run", "sweep", "try_lock", "unlock"]
+__all__ = [
+    "REPOSITORY", "SYNC", "TIMER", "arm_timer", "forget", "next_due_in", "request", "run",
+    "sweep", "try_lock", "unlock",
+]
 
 REPOSITORY = "GitRepository"
 SYNC = "Sync"
 #: A claim older than this is re-enqueued (the message was lost with its worker).
 STALE_SECONDS = 8
 MAX_BACKOFF = 300.0
+#: The name of the sync's timer (``kapi.duetimer``).
+TIMER = "sync"
 log = logging.getLogger(__name__)
 
 _UPSERT = """
@@ -75,6 +84,7 @@ def request(kind: str, namespace: str, name: str, reason: str, drift: bool = Fal
         (claimed,) = cur.fetchone()
     if claimed:
         _enqueue(kind, namespace, name, request_id)
+        arm_timer(STALE_SECONDS)  # in case the message is lost with its worker
 
 
 def forget(kind: str, namespace: str, name: str) -> None:
@@ -153,6 +163,9 @@ def run(kind: str, namespace: str, name: str,
             again = cur.fetchone()
         if again and again[0]:
             _enqueue(kind, namespace, name)
+            arm_timer(STALE_SECONDS)
+        elif next_in is not None:
+            arm_timer(next_in)
     finally:
         unlock(kind, item_id)
 
@@ -171,3 +184,30 @@ def sweep() -> int:
     for kind, namespace, name in rows:
         _enqueue(kind, namespace, name)
     return len(rows)
+
+
+def next_due_in() -> float | None:
+    """Seconds until ``sweep`` has something to do (0: now), None if never:
+    the earliest periodic run or retry, owed run not yet queued, or claim
+    that turns stale."""
+    with connection.cursor() as cur:
+        cur.execute(
+            """SELECT EXTRACT(EPOCH FROM min(
+                 CASE WHEN enqueued_at IS NOT NULL
+                        THEN enqueued_at + make_interval(secs => %s)
+                      WHEN requested > handled THEN now()
+                      ELSE due_at END) - now())::float8
+               FROM sync_work_item
+               WHERE enqueued_at IS NOT NULL OR requested > handled OR due_at IS NOT NULL""",
+            [STALE_SECONDS],
+        )
+        row = cur.fetchone()
+    return None if row is None or row[0] is None else max(0.0, float(row[0]))
+
+
+def arm_timer(seconds: float) -> None:
+    """Have the sync's timer sweep in ``seconds`` (unless it fires sooner)."""
+    from kapi import duetimer
+    from sync import tasks
+
+    duetimer.arm(TIMER, tasks.sweep, seconds)

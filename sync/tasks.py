@@ -8,9 +8,13 @@ database, not in the message).
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
-__all__ = ["expire_retained", "housekeeping", "notify", "reconcile_repository", "reconcile_sync", "tick"]
+__all__ = [
+    "expire_retained", "housekeeping", "notify", "reconcile_repository", "reconcile_sync",
+    "scan_changes", "sweep",
+]
 
 _TRANSIENT = (OperationalError, InterfaceError)
 
@@ -50,13 +54,44 @@ def notify(namespace: str, kind: str, name: str, uid: str, type_: str, reason: s
     deliver(namespace, kind, name, uid, type_, reason, message, revision)
 
 
-@shared_task(name="kapi.sync.tick", acks_late=True, ignore_result=True)
-def tick() -> None:
-    """Beat, every second: read the change log, then enqueue due items."""
+@shared_task(name="kapi.sync.scan_changes", acks_late=True, ignore_result=True,
+             autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=5)
+def scan_changes() -> None:
+    """Woken by a write that may matter (``sync.scanwake``): read the change log."""
+    from kapi.observability.tasks import nothing_done
+    from sync import changes
+
+    read, again = changes.scan()
+    if again:
+        scan_changes.delay()
+    if not read:
+        nothing_done()
+
+
+@shared_task(name="kapi.sync.sweep", acks_late=True, ignore_result=True)
+def sweep() -> None:
+    """The sync's timer (``kapi.duetimer``), and its slow safety beat: read the
+    change log, enqueue the items due, arm the timer for the next. Logs
+    nothing when it found nothing."""
+    from kapi.observability.tasks import nothing_done
     from sync import changes, queue
 
-    changes.scan()
-    queue.sweep()
+    read, again = changes.scan()
+    if again:
+        scan_changes.delay()
+    enqueued = queue.sweep()
+    next_in = queue.next_due_in()
+    if next_in is not None:
+        queue.arm_timer(next_in)
+    if not read and not enqueued:
+        nothing_done()
+
+
+@worker_ready.connect
+def _catch_up_on_start(**_) -> None:
+    """A worker that starts sweeps once: timer messages may have gone with the
+    previous worker or broker."""
+    sweep.delay()
 
 
 @shared_task(name="kapi.sync.expire_retained", acks_late=True, ignore_result=True)

@@ -18,6 +18,7 @@ from django.db import connection
 from kapi.models import Change
 from kapi.registry.resource import ResourceType
 from kapi.selectors import parse_label_selector
+from kapi.storage import selection
 
 __all__ = [
     "SORTS",
@@ -99,7 +100,7 @@ def list_page(rt: ResourceType, request: ListRequest) -> ListPage:
         where.append("strpos(name, %s) > 0")
         params.append(request.search)
     if request.label_selector.strip():
-        predicates, args = parse_label_selector(request.label_selector).to_sql()
+        predicates, args = selection.label_predicates(parse_label_selector(request.label_selector))
         where += [p.format(labels="labels") for p in predicates]
         params += args
     count_sql = f"SELECT count(*) FROM kapi_object WHERE {' AND '.join(where)}"

@@ -170,22 +170,11 @@ _state = _State()
 
 
 def _stamp() -> tuple[int, int, int]:
-    """(newest version, rows, sum of versions) of the RBAC change log.
+    """The RBAC objects' change stamp (``Storage.change_stamp``): any committed
+    RBAC write moves it, so the policy index is rebuilt."""
+    from kapi.storage import default_storage
 
-    A change committed late with a version below the newest one moves the
-    count and the sum; compaction deleting rows moves them too (a needless
-    rebuild, never a missed one)."""
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT coalesce(max(resource_version), 0), count(*),"
-            " coalesce(sum(resource_version), 0)"
-            ' FROM kapi_change WHERE "group" = %s',
-            [RBAC_GROUP],
-        )
-        rev, rows, total = cur.fetchone()
-    return int(rev), int(rows), int(total)
+    return default_storage().change_stamp(RBAC_GROUP)
 
 
 def _load(stamp: tuple) -> PolicyIndex:

@@ -15,7 +15,6 @@ live ones, so an unchanged write stays a no-op (kube's
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kapi import errors
@@ -35,6 +34,7 @@ from kapi.fieldmanager.managed import (
 from kapi.fieldmanager.managedfieldsupdater import ManagedFieldsUpdater
 from kapi.fieldmanager.stripmeta import StripMetaManager
 from kapi.fieldmanager.structured import StructuredMergeManager
+from kapi.objcopy import deep_copy
 from kapi.schema import TypeSchema
 
 __all__ = ["FieldManager", "manager_or_user_agent"]
@@ -95,7 +95,7 @@ def _keep_live_times(live: Object, new: Object) -> Object:
         return new
     if _without_managed(live) != _without_managed(new):
         return new
-    new_meta["managedFields"] = copy.deepcopy(live_meta["managedFields"])
+    new_meta["managedFields"] = deep_copy(live_meta["managedFields"])
     return new
 
 
@@ -155,6 +155,6 @@ class FieldManager:
             obj, managed = self.chain.apply(base, config, managed, manager, force)
         except ApplyConflicts as exc:
             raise conflict_error(exc) from None
-        out = copy.deepcopy(obj if obj is not None else base)
+        out = deep_copy(obj if obj is not None else base)
         _set_managed(out, managed)
         return _keep_live_times(live, out) if live else out

@@ -38,7 +38,10 @@ class StructuredMergeManager(Manager):
 
     def _update_others(
         self, live: Object, new: Object, managed: Managed, manager: str, force: bool
-    ) -> None:
+    ) -> tuple[FieldSet, FieldSet, FieldSet]:
+        """Takes the fields ``new`` changes from the other managers (MUTATES
+        ``managed``); returns (added, modified, removed). Returned, not kept on
+        ``self``: one manager serves every request thread of its type."""
         added, modified, removed = (
             self._filter(s) for s in typed.compare(live, new, self.schema)
         )
@@ -57,12 +60,11 @@ class StructuredMergeManager(Manager):
             versioned.fields = versioned.fields - changed - removed
             if not versioned.fields:
                 del managed.fields[other]
-        self._last_compare = (added, modified, removed)
+        return added, modified, removed
 
     def update(self, live, new, managed, manager):
         managed = managed.copy()
-        self._update_others(live, new, managed, manager, force=True)
-        added, modified, removed = self._last_compare
+        added, modified, removed = self._update_others(live, new, managed, manager, force=True)
         previous = managed.fields.get(manager)
         fields: FieldSet = (
             (previous.fields if previous else set()) - removed | modified | added

@@ -24,8 +24,6 @@ from kapi.storage import Storage
 
 __all__ = ["ListRequest", "decode_list_request", "parse_resource_version", "wait_for_revision"]
 
-#: SQL for the selectable fields that are columns.
-FIELD_COLUMNS = {"metadata.name": "name", "metadata.namespace": "namespace"}
 #: How long a read waits for a resourceVersion newer than the horizon (kube: 3 s).
 TOO_LARGE_WAIT_SECONDS = 3.0
 
@@ -84,12 +82,8 @@ def _selectors(rt: ResourceType, scope: RequestScope, options: ListOptions):
         field_selector = parse_field_selector(field_text, supported)
     except SelectorError as exc:
         raise errors.bad_request(str(exc)) from None
-    where, params = label_selector.to_sql()
-    options.where.extend(where)
-    options.params.extend(params)
-    where, params = field_selector.to_sql(FIELD_COLUMNS)
-    options.where.extend(where)
-    options.params.extend(params)
+    options.label_selector = None if label_selector.empty else label_selector
+    options.field_selector = None if field_selector.empty else field_selector
     return label_selector, field_selector
 
 

@@ -45,9 +45,10 @@ def _write(
 ) -> Result:
     rt = scope.resource
     paths = _paths(scope)
-    replicas = (
-        (scale.get("spec") or {}).get("replicas") if isinstance(scale, dict) else None
-    )
+    spec = (scale.get("spec") or {}) if isinstance(scale, dict) else None
+    replicas = spec.get("replicas") if isinstance(spec, dict) else None
+    if isinstance(spec, dict) and replicas is None:
+        replicas = 0  # omitempty: absent (or null) decodes to 0, as in kube
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise errors.invalid(
             "autoscaling",

@@ -55,6 +55,7 @@ from kapi.handlers.scope import RequestScope
 from kapi.observability import metrics
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
+from kapi.storage import default_storage
 from kapi.storage.changes import ChangeEvent, fetch_changes
 from kapi.storage.watchcache import Reader, WatchCache, watch_cache
 
@@ -268,10 +269,8 @@ def _catch_up(
             namespace=plan.namespace,
             limit=_CATCH_UP_PAGE,
         )
-        with connection.cursor() as cur:
-            cur.execute("SELECT revision FROM kapi_compaction WHERE id = 1")
-            (compacted,) = cur.fetchone()
-        return events, (int(compacted) if after < int(compacted) else None)
+        compacted = default_storage().compacted_revision()
+        return events, (compacted if after < compacted else None)
     finally:
         connection.close()
         close_old_connections()

@@ -101,6 +101,8 @@ def run_batch(limit: int = BATCH) -> int:
     items = work.claim(limit)
     if not items:
         return 0
+    # Should this worker die with the claims, the timer finds them expired.
+    wakeup.arm_timer(work.CLAIM_SECONDS)
     registry = Registry()
     started = time.monotonic()
     finished: list[work.Item] = []
@@ -128,12 +130,15 @@ def run_batch(limit: int = BATCH) -> int:
                     exc,
                     exc_info=not isinstance(exc, (StatusError, objects.TypeNotServed)),
                 )
-                work.postpone(item, min(60.0, 0.5 * 2 ** min(item.attempts, 7)))
+                backoff = min(60.0, 0.5 * 2 ** min(item.attempts, 7))
+                work.postpone(item, backoff)
+                wakeup.arm_timer(backoff)
                 continue
             if again is None:
                 finished.append(item)
             else:
                 work.postpone(item, again)
+                wakeup.arm_timer(again)
         else:
             index = len(items)
         group.close()
@@ -210,13 +215,22 @@ def _handle(item: work.Item, registry: Registry) -> float | None:
     return None
 
 
-def sweep(resync: bool = False) -> None:
-    """Beat's safety net: catch the feed up, re-ask for what objects say is
-    unfinished (``resync``), and wake workers if anything is due."""
+def sweep(resync: bool = False) -> bool:
+    """The lifecycle's timer (``kapi.duetimer``) and its slow safety beat:
+    catch the feed up, re-ask for what objects say is unfinished (``resync``),
+    wake workers if anything is due, and arm the timer for the next item that
+    is not due yet. Returns whether it found anything to do."""
+    found = False
     if feed.run():
         wakeup.wake_feed_now()
+        found = True
     if resync:
         feed.resync()
         origin.forget_old()
     if work.any_due():
         wakeup.wake_workers(2)
+        found = True
+    wait = work.next_wait()
+    if wait is not None:
+        wakeup.arm_timer(wait)
+    return found

@@ -6,10 +6,12 @@ database). Retries only on PostgreSQL being briefly unreachable.
 
 from __future__ import annotations
 
+from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
 from kapi.celery import app
 from kapi.lifecycle import feed, runner, wakeup
+from kapi.observability.tasks import nothing_done
 
 __all__ = ["process_changes", "resync", "sweep", "work"]
 
@@ -36,9 +38,18 @@ def work() -> None:
 
 @app.task(name="kapi.lifecycle.sweep", **_COMMON)
 def sweep() -> None:
-    runner.sweep()
+    if not runner.sweep():
+        nothing_done()
 
 
 @app.task(name="kapi.lifecycle.resync", **_COMMON)
 def resync() -> None:
-    runner.sweep(resync=True)
+    if not runner.sweep(resync=True):
+        nothing_done()
+
+
+@worker_ready.connect
+def _catch_up_on_start(**_) -> None:
+    """A worker that starts sweeps once: timer messages may have gone with the
+    previous worker or broker."""
+    sweep.delay()

@@ -18,9 +18,15 @@ from django.db import DatabaseError, connection, transaction
 
 from kapi.observability import origin
 
-__all__ = ["before_write", "on_write", "wake_feed", "wake_feed_now", "wake_workers"]
+__all__ = [
+    "TIMER", "arm_timer", "before_write", "on_write", "wake_feed", "wake_feed_now", "wake_workers",
+]
 
 log = logging.getLogger(__name__)
+
+#: The name of the lifecycle's timer (``kapi.duetimer``): it runs the sweep
+#: when postponed work comes due.
+TIMER = "lifecycle"
 
 
 def _matters(rt, obj: dict, deleted: bool) -> bool:
@@ -101,3 +107,11 @@ def wake_feed_now() -> None:
     from kapi.lifecycle.tasks import process_changes
 
     _on_commit(process_changes)
+
+
+def arm_timer(seconds: float) -> None:
+    """Have the lifecycle's sweep run in ``seconds`` (unless it runs sooner)."""
+    from kapi import duetimer
+    from kapi.lifecycle.tasks import sweep
+
+    duetimer.arm(TIMER, sweep, seconds)

@@ -23,6 +23,7 @@ __all__ = [
     "any_due",
     "claim",
     "finish",
+    "next_wait",
     "postpone",
     "release",
     "request",
@@ -167,3 +168,17 @@ def any_due() -> bool:
             " AND (claimed_until IS NULL OR claimed_until < now()))"
         )
         return bool(cur.fetchone()[0])
+
+
+def next_wait() -> float | None:
+    """Seconds until the first item that is not due yet becomes due (or its
+    claim runs out), None if there is none. Items due already are the
+    workers' (``wakeup.wake_workers``), not the timer's."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT EXTRACT(EPOCH FROM min(t) - now())::float8 FROM ("
+            " SELECT GREATEST(due, COALESCE(claimed_until, due)) AS t FROM kapi_lifecycle_work"
+            ") w WHERE t > now()"
+        )
+        row = cur.fetchone()
+    return None if row is None or row[0] is None else float(row[0])

@@ -24,11 +24,6 @@ __all__ = ["SharedStateCollector"]
 
 log = logging.getLogger(__name__)
 
-_OBJECTS = 'SELECT "group", resource, count(*) FROM kapi_object GROUP BY 1, 2'
-_CHANGES = (
-    "SELECT (SELECT count(*) FROM kapi_change),"
-    " (SELECT revision FROM kapi_compaction WHERE id = 1)"
-)
 _QUEUES = ("celery",)
 
 
@@ -54,19 +49,17 @@ class SharedStateCollector(Collector):
 
     @staticmethod
     def _database():
-        from django.db import connection
+        from kapi.storage import default_storage
 
-        with connection.cursor() as cur:
-            cur.execute(_OBJECTS)
-            objects = cur.fetchall()
-            cur.execute(_CHANGES)
-            rows, compacted = cur.fetchone()
+        storage = default_storage()
+        objects = storage.count_by_resource()
+        rows, compacted = storage.change_log_size(), storage.compacted_revision()
         family = GaugeMetricFamily(
             "apiserver_storage_objects",
             "Number of stored objects at the time of last check split by kind.",
             labels=["resource"],
         )
-        for group, resource, count in objects:
+        for (group, resource), count in objects.items():
             family.add_metric([f"{resource}.{group}" if group else resource], count)
         yield family
         yield GaugeMetricFamily(

@@ -25,19 +25,16 @@ KINDS = {
     "Sync": ("sync.kapi.dev", "syncs"),
     "GitRepository": ("sync.kapi.dev", "gitrepositories"),
 }
-_EXISTING = 'SELECT resource, namespace, name FROM kapi_object WHERE "group" = %s AND resource = ANY(%s)'
 
 
 def _existing() -> set[tuple[str, str, str]]:
-    from django.db import connection
+    from kapi.storage import default_storage
 
     by_resource = {resource: kind for kind, (_, resource) in KINDS.items()}
-    groups = {group for group, _ in KINDS.values()}
+    storage = default_storage()
     found = set()
-    with connection.cursor() as cur:
-        for group in groups:
-            cur.execute(_EXISTING, [group, list(by_resource)])
-            found |= {(by_resource[r], ns, n) for r, ns, n in cur.fetchall()}
+    for group in {group for group, _ in KINDS.values()}:
+        found |= {(by_resource[k.resource], k.namespace, k.name) for k in storage.keys(group, list(by_resource))}
     return found
 
 

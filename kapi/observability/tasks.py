@@ -6,6 +6,9 @@ adds the current request id as the ``kapi_request_id`` message header) and the
 worker that runs the task (``task_prerun`` makes it current; ``task_postrun``
 logs ``kapi.task`` with name, id, outcome, duration and request id, and counts
 ``kapi_celery_tasks`` / ``kapi_celery_task_duration_seconds``).
+
+A safety-net sweep that found nothing to do calls ``nothing_done()``: its run
+is counted but not logged, so an idle server writes no line per sweep.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 
-from celery import signals
+from celery import current_task, signals
 
 from kapi.observability import metrics
 from kapi.observability.context import (
@@ -22,13 +25,21 @@ from kapi.observability.context import (
     set_request_id,
 )
 
-__all__ = ["REQUEST_ID_MESSAGE_HEADER"]
+__all__ = ["REQUEST_ID_MESSAGE_HEADER", "nothing_done"]
 
 REQUEST_ID_MESSAGE_HEADER = "kapi_request_id"
 
 log = logging.getLogger("kapi.task")
 
 _running: dict[str, tuple[float, object]] = {}
+_QUIET = "kapi_nothing_done"
+
+
+def nothing_done() -> None:
+    """The running task found nothing to do: skip its log line if it succeeds."""
+    task = current_task
+    if task is not None and task.request is not None:
+        setattr(task.request, _QUIET, True)
 
 
 @signals.before_task_publish.connect
@@ -57,7 +68,9 @@ def _task_finished(task_id=None, task=None, state=None, **kwargs) -> None:
     outcome = (state or "UNKNOWN").lower()
     metrics.CELERY_TASKS.labels(task.name, outcome).inc()
     metrics.CELERY_TASK_DURATION.labels(task.name).observe(duration)
-    log.info(
+    quiet = outcome == "success" and getattr(task.request, _QUIET, False)
+    log.log(
+        logging.DEBUG if quiet else logging.INFO,
         "task",
         extra={
             "fields": {

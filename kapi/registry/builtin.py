@@ -15,6 +15,7 @@ from kapi.registry.resource import ResourceType, Subresource
 from kapi.registry.scale import ScalePaths
 from kapi.registry.strategy import Strategy
 from kapi.registry.types import cluster, networking, printers, workloads
+from kapi.registry.types import clusterprinters as plumbing
 from kapi.registry.types.configmaps import ConfigMapStrategy
 from kapi.registry.types.customresourcedefinitions import (
     CustomResourceDefinitionStrategy,
@@ -270,7 +271,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         scale=True,
         strategy=workloads.ReplicationControllerStrategy(),
     ),
-    _kind("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",), status=True),
+    _kind("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",), status=True,
+          strategy=plumbing.ResourceQuotaStrategy()),
     _kind(
         "",
         "v1",
@@ -303,6 +305,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         (),
         _EXT,
         status=True,
+        strategy=plumbing.ValidatingAdmissionPolicyStrategy(),
     ),
     _kind(
         _ADM,
@@ -312,6 +315,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         False,
         (),
         _EXT,
+        strategy=plumbing.ValidatingAdmissionPolicyBindingStrategy(),
     ),
     _kind(
         _ADM,
@@ -345,6 +349,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         (),
         _EXT,
         status=True,
+        strategy=plumbing.APIServiceStrategy(),
     ),
     # apps/v1
     _kind("apps", "v1", "ControllerRevision", "controllerrevisions", True,
@@ -468,6 +473,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         "flowschemas",
         False,
         status=True,
+        strategy=plumbing.FlowSchemaStrategy(),
     ),
     _kind(
         "flowcontrol.apiserver.k8s.io",
@@ -476,6 +482,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         "prioritylevelconfigurations",
         False,
         status=True,
+        strategy=plumbing.PriorityLevelConfigurationStrategy(),
     ),
     # networking.k8s.io/v1
     _kind(
@@ -496,7 +503,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         status=True,
         strategy=networking.IngressStrategy(),
     ),
-    _kind(_NET, "v1", "IPAddress", "ipaddresses", False, ("ip",)),
+    _kind(_NET, "v1", "IPAddress", "ipaddresses", False, ("ip",),
+          strategy=plumbing.IPAddressStrategy()),
     _kind(
         _NET,
         "v1",
@@ -506,7 +514,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("netpol",),
         strategy=networking.NetworkPolicyStrategy(),
     ),
-    _kind(_NET, "v1", "ServiceCIDR", "servicecidrs", False, status=True),
+    _kind(_NET, "v1", "ServiceCIDR", "servicecidrs", False, status=True,
+          strategy=plumbing.ServiceCIDRStrategy()),
     # node.k8s.io/v1
     _kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", False, strategy=printers.RuntimeClassStrategy()),
     # policy/v1
@@ -559,9 +568,11 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     ),
     # resource.k8s.io/v1
     _kind(_RESOURCE, "v1", "DeviceClass", "deviceclasses", False),
-    _kind(_RESOURCE, "v1", "ResourceClaim", "resourceclaims", True, status=True),
+    _kind(_RESOURCE, "v1", "ResourceClaim", "resourceclaims", True, status=True,
+          strategy=plumbing.ResourceClaimStrategy()),
     _kind(_RESOURCE, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True),
-    _kind(_RESOURCE, "v1", "ResourceSlice", "resourceslices", False),
+    _kind(_RESOURCE, "v1", "ResourceSlice", "resourceslices", False,
+          strategy=plumbing.ResourceSliceStrategy()),
     # scheduling.k8s.io/v1
     _kind(
         "scheduling.k8s.io",
@@ -573,8 +584,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         strategy=cluster.PriorityClassStrategy(),
     ),
     # storage.k8s.io/v1
-    _kind(_STORAGE, "v1", "CSIDriver", "csidrivers", False),
-    _kind(_STORAGE, "v1", "CSINode", "csinodes", False),
+    _kind(_STORAGE, "v1", "CSIDriver", "csidrivers", False, strategy=plumbing.CSIDriverStrategy()),
+    _kind(_STORAGE, "v1", "CSINode", "csinodes", False, strategy=plumbing.CSINodeStrategy()),
     _kind(_STORAGE, "v1", "CSIStorageCapacity", "csistoragecapacities", True),
     _kind(
         _STORAGE,
@@ -585,7 +596,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("sc",),
         strategy=cluster.StorageClassStrategy(),
     ),
-    _kind(_STORAGE, "v1", "VolumeAttachment", "volumeattachments", False, status=True),
+    _kind(_STORAGE, "v1", "VolumeAttachment", "volumeattachments", False, status=True,
+          strategy=plumbing.VolumeAttachmentStrategy()),
     _kind(
         _STORAGE,
         "v1",

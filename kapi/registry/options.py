@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kapi.storage.interface import Preconditions
+
+if TYPE_CHECKING:
+    from kapi.selectors import FieldSelector, LabelSelector
 
 __all__ = ["CreateOptions", "DeleteOptions", "ListOptions", "PatchOptions", "UpdateOptions"]
 
@@ -45,11 +49,11 @@ class DeleteOptions:
 
 @dataclass
 class ListOptions:
-    """Selectors are already compiled to SQL (``where``/``params``) plus a Python
-    predicate ``matches`` for objects that do not come from SQL (watch events)."""
+    """The parsed selectors (storage turns them into its query; watch events
+    and cached lists are matched in Python with the same objects)."""
 
-    where: list[str] = field(default_factory=list)
-    params: list = field(default_factory=list)
+    label_selector: LabelSelector | None = None
+    field_selector: FieldSelector | None = None
     limit: int | None = None
     after: tuple[str, str] | None = None
     at_revision: int | None = None

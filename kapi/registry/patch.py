@@ -8,10 +8,10 @@ no write when nothing changed. Apply to a missing object creates it.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kapi import errors
+from kapi.objcopy import deep_copy
 from kapi.patch import (
     APPLY_PATCH,
     STRATEGIC_MERGE_PATCH,
@@ -154,7 +154,7 @@ class PatchMixin:
             if options.subresource:
                 raise errors.not_found(rt.group, rt.plural, name) from None
             obj = manager.apply(
-                None, copy.deepcopy(config), options.field_manager, options.force
+                None, deep_copy(config), options.field_manager, options.force
             )
             try:
                 return self._create(rt, namespace, obj, options, lambda o: None), True
@@ -166,7 +166,7 @@ class PatchMixin:
         def try_update(current_stored: Object) -> Object:
             current = self._out(rt, current_stored)
             new = manager.apply(
-                current, copy.deepcopy(config), options.field_manager, options.force
+                current, deep_copy(config), options.field_manager, options.force
             )
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)

@@ -71,6 +71,7 @@ def to_scale(obj: Object, paths: ScalePaths) -> Object:
     }
     if selector:
         status["selector"] = selector
+    desired = replicas if isinstance(replicas, int) else paths.default_replicas
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
@@ -85,11 +86,9 @@ def to_scale(obj: Object, paths: ScalePaths) -> Object:
             )
             if k in meta
         },
-        "spec": {
-            "replicas": replicas
-            if isinstance(replicas, int)
-            else paths.default_replicas
-        },
+        # autoscaling/v1 ScaleSpec.replicas is ``omitempty``: a Scale of 0
+        # replicas has an empty spec (status.replicas is not, and stays).
+        "spec": {"replicas": desired} if desired else {},
         "status": status,
     }
 

@@ -27,6 +27,7 @@ from jsonschema.exceptions import ValidationError
 from kapi.errors import Cause
 from kapi.registry.decodeerrors import TypeMismatch
 from kapi.registry.definitions import definitions
+from kapi.registry.fastschema import Check, compile_schema
 
 __all__ = [
     "FORMAT_CHECKER",
@@ -423,10 +424,32 @@ def _cause(error: ValidationError, prefix: str) -> Cause:
     )
 
 
+#: id(validator) -> (validator, its compiled check); the validator is kept so
+#: that its id is not reused. Built-in definitions have one validator each,
+#: CRD versions one per schema they were built with: bounded by a reset.
+_CHECKS: dict[int, tuple[Draft202012Validator, Check]] = {}
+_MAX_CHECKS = 512
+
+
+def _certainly_valid(validator: Draft202012Validator, obj: Any) -> bool:
+    entry = _CHECKS.get(id(validator))
+    if entry is None or entry[0] is not validator:
+        if len(_CHECKS) >= _MAX_CHECKS:
+            _CHECKS.clear()
+        entry = (validator, compile_schema(validator.schema, validator.format_checker))
+        _CHECKS[id(validator)] = entry
+    return entry[1](obj)
+
+
 def schema_causes(
     validator: Draft202012Validator, obj: Any, prefix: str = ""
 ) -> list[Cause]:
-    """Every schema violation of ``obj``, in document order. Does not mutate ``obj``."""
+    """Every schema violation of ``obj``, in document order. Does not mutate ``obj``.
+
+    The compiled check (``kapi.registry.fastschema``) answers for the valid
+    objects; ``jsonschema`` finds and words the errors of the others."""
+    if _certainly_valid(validator, obj):
+        return []
     errors = sorted(
         validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path]
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 from kapi import errors
 from kapi.errors import Cause, StatusError
+from kapi.objcopy import deep_copy
 from kapi.registry.catalog import catalog
 from kapi.registry.fields import check_fields, manage_fields
 from kapi.registry.options import (
@@ -139,7 +140,7 @@ class Registry(PatchMixin):
             raise errors.bad_request(
                 f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
             )
-        obj = copy.deepcopy(obj)
+        obj = deep_copy(obj)
         obj["apiVersion"] = rt.api_version
         obj["kind"] = rt.kind
         meta = obj.get("metadata")
@@ -303,8 +304,8 @@ class Registry(PatchMixin):
             group=rt.stored_group,
             resource=rt.stored_resource,
             namespace=(namespace if rt.namespaced else None),
-            where=options.where,
-            params=options.params,
+            labels=options.label_selector,
+            fields=options.field_selector,
             limit=options.limit,
             after=options.after,
             at_revision=options.at_revision,
@@ -358,7 +359,7 @@ class Registry(PatchMixin):
             current = self._out(rt, current_stored)
             if requested_rv and requested_rv != current["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.group, rt.plural, name, _MODIFIED)
-            new = copy.deepcopy(obj)
+            new = deep_copy(obj)
             self._prepare_update(rt, new, current, options.subresource, options)
             return new
 
@@ -381,7 +382,7 @@ class Registry(PatchMixin):
 
         def try_update(current_stored: Object) -> Object:
             current = self._out(rt, current_stored)
-            new = copy.deepcopy(current)
+            new = deep_copy(current)
             new = mutate(new) or new
             new = self._check_type(rt, new)
             self._check_namespace(rt, new, namespace)

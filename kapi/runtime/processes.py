@@ -1,6 +1,7 @@
 """The command lines and environment of the processes ``serve`` starts.
 
-* the API: uvicorn with ``--workers`` processes (uvloop, httptools, TLS unless
+* the API: uvicorn with ``--workers`` processes, each listening on its own
+  ``SO_REUSEPORT`` socket (``kapi.runtime.apiserver``; uvloop, httptools, TLS unless
   ``--insecure-http``); nothing may live only in one worker's memory;
 * a Celery worker (prefork pool) and Celery beat (schedule in the data dir).
 
@@ -81,7 +82,8 @@ def uvicorn_argv(
     argv = [
         sys.executable,
         "-m",
-        "uvicorn",
+        # uvicorn's command line, one listening socket per worker (SO_REUSEPORT).
+        "kapi.runtime.apiserver",
         "kapi.asgi:application",
         "--host",
         endpoint.host,

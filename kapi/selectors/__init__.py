@@ -1,9 +1,10 @@
-"""Label and field selectors: parse kube's syntax, match objects, render SQL.
+"""Label and field selectors: parse kube's syntax, match objects.
 
 ``parse_label_selector`` / ``label_selector_from_dict`` build a
 :class:`LabelSelector`; ``parse_field_selector`` builds a :class:`FieldSelector`.
-Both match in Python (``matches``) and in PostgreSQL (``to_sql``), and both
-raise :class:`SelectorError` carrying kube's message.
+Both match in Python (``matches``); storage renders them as SQL
+(``kapi.storage.selection``). Both raise :class:`SelectorError` carrying kube's
+message.
 """
 
 from kapi.selectors.errors import SelectorError

@@ -1,4 +1,5 @@
-"""Field selectors: kube's ``f=v,g!=w`` grammar, matching and SQL.
+"""Field selectors: kube's ``f=v,g!=w`` grammar and matching (storage renders
+them as SQL: ``kapi.storage.selection``).
 
 Port of apimachinery ``pkg/fields/selector.go`` plus the apiserver's field
 label conversion: a resource declares which fields are selectable
@@ -12,7 +13,6 @@ object reads as ``""``, so ``spec.nodeName=`` selects unscheduled pods.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +32,6 @@ _EQUALS = "="
 _NOT_EQUALS = "!="
 # "==" before "=" so it does not leave a leading "=" in the value.
 _TERM_OPERATORS = ("!=", "==", "=")
-_SQL_PATH_SEGMENT = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
 
 
 def escape_value(value: str) -> str:
@@ -129,20 +128,6 @@ class FieldRequirement:
     def __str__(self) -> str:
         return f"{self.field}{self.operator}{escape_value(self.value)}"
 
-    def to_sql(self, columns: Mapping[str, str]) -> tuple[str, list[Any]]:
-        expression = columns.get(self.field)
-        if expression is None:
-            segments = self.path.split(".")
-            if not all(_SQL_PATH_SEGMENT.fullmatch(s) for s in segments):
-                # The path is spliced into SQL (so an expression index can match);
-                # it comes from the resource's declaration, never from the request.
-                raise ValueError(
-                    f"field path {self.path!r} is not safe to embed in SQL"
-                )
-            expression = f"COALESCE({{data}} #>> '{{{{{','.join(segments)}}}}}', '')"
-        sql_op = "=" if self.operator == _EQUALS else "<>"
-        return f"{expression} {sql_op} %s", [self.value]
-
 
 @dataclass(frozen=True)
 class FieldSelector:
@@ -166,22 +151,6 @@ class FieldSelector:
 
     def __str__(self) -> str:
         return ",".join(str(r) for r in self.requirements)
-
-    def to_sql(self, columns: Mapping[str, str]) -> tuple[list[str], list[Any]]:
-        """Predicates (to AND together) and their parameters in order.
-
-        ``columns`` maps a field to a non-null text SQL expression (e.g.
-        ``metadata.name`` -> ``name``); other fields are read from the object
-        JSON named by the ``{data}`` placeholder. The result is a
-        ``str.format`` template with ``%s`` placeholders for psycopg.
-        """
-        predicates: list[str] = []
-        params: list[Any] = []
-        for r in self.requirements:
-            sql, args = r.to_sql(columns)
-            predicates.append(sql)
-            params.extend(args)
-        return predicates, params
 
 
 def parse_field_selector(text: str, supported: Mapping[str, str]) -> FieldSelector:

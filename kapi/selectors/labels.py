@@ -1,4 +1,4 @@
-"""Label selectors: kube's grammar, matching, canonical strings and SQL.
+"""Label selectors: kube's grammar, matching and canonical strings.
 
 Port of apimachinery ``pkg/labels/selector.go`` (lexer, parser, Requirement)
 and ``metav1.LabelSelectorAsSelector``::
@@ -12,15 +12,11 @@ and ``metav1.LabelSelectorAsSelector``::
 Requirements are ANDed and kept sorted by key, so ``str()`` is canonical.
 ``!=`` and ``notin`` also match objects without the key; ``>``/``<`` match
 only when the label parses as a 64-bit integer.
-
-``to_sql`` renders each requirement as a PostgreSQL predicate over a
-``jsonb`` labels object named by the ``{labels}`` placeholder, using
-containment (``@>``) and key existence (``?``) so a GIN index applies.
+Storage renders them as SQL (``kapi.storage.selection``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,6 +43,7 @@ __all__ = [
     "label_selector_from_dict",
     "label_selector_matches",
     "new_requirement",
+    "parse_int64",
     "parse_label_selector",
 ]
 
@@ -76,7 +73,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _GO_INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 
-def _parse_int64(value: str) -> int | None:
+def parse_int64(value: str) -> int | None:
     """``strconv.ParseInt(value, 10, 64)``: no spaces, no ``_``, no overflow."""
     if not _GO_INT_RE.fullmatch(value):
         return None
@@ -117,8 +114,8 @@ class Requirement:
             if self.key not in labels or len(self.values) != 1:
                 return False
             have, want = (
-                _parse_int64(str(labels[self.key])),
-                _parse_int64(self.values[0]),
+                parse_int64(str(labels[self.key])),
+                parse_int64(self.values[0]),
             )
             if have is None or want is None:
                 return False
@@ -137,38 +134,6 @@ class Requirement:
             return f"{self.key} {op} ({values})"
         symbol = {GREATER_THAN: ">", LESS_THAN: "<"}.get(op, op)
         return f"{self.key}{symbol}{values}"
-
-    def to_sql(self) -> tuple[str, list[Any]]:
-        """One predicate over ``{labels}`` and its parameters."""
-        op = self.operator
-        if op in (IN, EQUALS, DOUBLE_EQUALS, NOT_IN, NOT_EQUALS):
-            # Containment per value keeps each disjunct GIN-indexable (BitmapOr).
-            terms = " OR ".join(["{labels} @> %s::jsonb"] * len(self.values))
-            params = [json.dumps({self.key: v}) for v in self.values]
-            if len(self.values) > 1:
-                terms = f"({terms})"
-            if op in (NOT_IN, NOT_EQUALS):
-                # NULL labels (no labels at all) must match a negative requirement.
-                return f"NOT COALESCE({terms}, false)", params
-            return terms, params
-        if op == EXISTS:
-            return "{labels} ? %s", [self.key]
-        if op == DOES_NOT_EXIST:
-            return "NOT COALESCE({labels} ? %s, false)", [self.key]
-        if op in (GREATER_THAN, LESS_THAN):
-            want = _parse_int64(self.values[0]) if len(self.values) == 1 else None
-            if want is None:
-                return "false", []
-            symbol = ">" if op == GREATER_THAN else "<"
-            # CASE guarantees the cast only runs on values shaped like integers;
-            # the range check mirrors ParseInt rejecting int64 overflow.
-            sql = (
-                "CASE WHEN ({labels} ->> %s) ~ '^[+-]?[0-9]+$' THEN "
-                "({labels} ->> %s)::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 "
-                f"AND ({{labels}} ->> %s)::numeric {symbol} %s::numeric ELSE false END"
-            )
-            return sql, [self.key, self.key, self.key, want]
-        return "false", []
 
 
 def new_requirement(
@@ -222,7 +187,7 @@ def new_requirement(
                 )
             )
         for i, value in enumerate(values):
-            if _parse_int64(value) is None:
+            if parse_int64(value) is None:
                 errors.append(
                     _field_error(
                         fe.index(values_path, i),
@@ -283,22 +248,6 @@ class LabelSelector:
 
     def __str__(self) -> str:
         return ",".join(str(r) for r in self.requirements)
-
-    def to_sql(self) -> tuple[list[str], list[Any]]:
-        """Predicates (to AND together) over ``{labels}`` and their parameters in order.
-
-        Placeholders are ``%s`` for psycopg; the text is a ``str.format``
-        template, so the caller fills ``{labels}`` with a jsonb expression.
-        """
-        if self.nothing:
-            return ["false"], []
-        predicates: list[str] = []
-        params: list[Any] = []
-        for r in self.requirements:
-            sql, args = r.to_sql()
-            predicates.append(sql)
-            params.extend(args)
-        return predicates, params
 
 
 NOTHING = LabelSelector(nothing=True)

@@ -11,8 +11,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kapi.selectors import FieldSelector, LabelSelector
 
 __all__ = [
     "Key",
@@ -47,19 +50,18 @@ class Preconditions:
 
 @dataclass
 class ListQuery:
-    """What a list asks storage for.
-
-    ``where`` is a list of SQL predicates (with ``params``) built by the selector
-    compilers; each predicate refers to the object's labels as ``{labels}`` and to
-    its JSON as ``{data}``, so the same text runs against current rows and past
-    ones from the change log.
+    """What a list asks storage for: a collection, optionally one namespace,
+    narrowed by the parsed selectors and by ``names`` (a batch read of known
+    objects), read at ``at_revision`` (now when None), a page of ``limit`` after
+    the key ``after``. Storage alone decides how a selection becomes a query.
     """
 
     group: str
     resource: str
     namespace: str | None = None
-    where: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
+    names: tuple[str, ...] | None = None
+    labels: LabelSelector | None = None
+    fields: FieldSelector | None = None
     limit: int | None = None
     after: tuple[str, str] | None = None
     at_revision: int | None = None
@@ -114,6 +116,31 @@ class Storage(ABC):
     def current_revision(self) -> int:
         """A resourceVersion at or after every write acknowledged so far, such
         that no write at or below it is still in flight."""
+
+    @abstractmethod
+    def compacted_revision(self) -> int:
+        """The oldest resourceVersion still answerable: watches and lists from
+        below it get 410 Expired (etcd's compaction revision)."""
+
+    @abstractmethod
+    def keys(self, group: str, resources: list[str]) -> list[Key]:
+        """The keys of every stored object of ``resources`` in ``group`` (no
+        object bodies: for callers that only ask what exists)."""
+
+    @abstractmethod
+    def count_by_resource(self) -> dict[tuple[str, str], int]:
+        """How many objects are stored, per (group, resource)."""
+
+    @abstractmethod
+    def change_log_size(self) -> int:
+        """How many changes the history (the change log) holds now."""
+
+    @abstractmethod
+    def change_stamp(self, group: str) -> tuple[int, int, int]:
+        """A stamp of ``group``'s history that moves with every committed write
+        of any of its objects, including one committed late with a smaller
+        version: (newest version, changes, sum of versions). Compaction moves
+        it too (a needless refresh for the caller, never a missed one)."""
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

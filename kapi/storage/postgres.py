@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 from django.db import IntegrityError, connection, transaction
 
+from kapi.storage import selection
 from kapi.storage.errors import (
     KeyExists,
     KeyNotFound,
@@ -257,6 +258,35 @@ class PostgresStorage(Storage):
             (revision,) = cur.fetchone()
         return int(revision)
 
+    def keys(self, group: str, resources: list[str]) -> list[Key]:
+        with connection.cursor() as cur:
+            cur.execute(
+                'SELECT resource, namespace, name FROM kapi_object WHERE "group" = %s AND resource = ANY(%s)',
+                [group, list(resources)],
+            )
+            return [Key(group, resource, namespace, name) for resource, namespace, name in cur.fetchall()]
+
+    def count_by_resource(self) -> dict[tuple[str, str], int]:
+        with connection.cursor() as cur:
+            cur.execute('SELECT "group", resource, count(*) FROM kapi_object GROUP BY 1, 2')
+            return {(group, resource): int(n) for group, resource, n in cur.fetchall()}
+
+    def change_log_size(self) -> int:
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM kapi_change")
+            (rows,) = cur.fetchone()
+        return int(rows)
+
+    def change_stamp(self, group: str) -> tuple[int, int, int]:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT coalesce(max(resource_version), 0), count(*), coalesce(sum(resource_version), 0)"
+                ' FROM kapi_change WHERE "group" = %s',
+                [group],
+            )
+            rev, rows, total = cur.fetchone()
+        return int(rev), int(rows), int(total)
+
     def current_revision(self) -> int:
         with connection.cursor() as cur:
             cur.execute("SELECT kapi_rv_horizon()")
@@ -300,8 +330,9 @@ class PostgresStorage(Storage):
             group=query.group,
             resource=query.resource,
             namespace=query.namespace,
-            where=query.where,
-            params=query.params,
+            names=query.names,
+            labels=query.labels,
+            fields=query.fields,
             after=after,
         )
         sql, params = _list_sql(counting, revision, count=True)
@@ -309,6 +340,19 @@ class PostgresStorage(Storage):
             cur.execute(sql, params)
             (n,) = cur.fetchone()
         return int(n)
+
+
+def _selection(query: ListQuery) -> tuple[list[str], list[Any]]:
+    """The query's selectors as predicate templates (``kapi.storage.selection``)."""
+    where: list[str] = []
+    params: list[Any] = []
+    for predicates, args in (
+        selection.label_predicates(query.labels) if query.labels is not None else ([], []),
+        selection.field_predicates(query.fields) if query.fields is not None else ([], []),
+    ):
+        where += predicates
+        params += args
+    return where, params
 
 
 def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str, list[Any]]:
@@ -325,9 +369,14 @@ def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str
         scope_params.append(query.namespace)
     scope_sql = " AND ".join(scope)
 
+    where, where_params = _selection(query)
+
     def filters(labels: str, data: str) -> tuple[str, list[Any]]:
-        parts = [w.format(labels=labels, data=data) for w in query.where]
-        params = list(query.params)
+        parts = [w.format(labels=labels, data=data) for w in where]
+        params = list(where_params)
+        if query.names is not None:
+            parts.append("name = ANY(%s)")
+            params.append(list(query.names))
         if query.after is not None:
             parts.append("(namespace, name) > (%s, %s)")
             params.extend(query.after)

@@ -3,15 +3,21 @@ the other patch types work on plain maps."""
 
 from __future__ import annotations
 
+import os
+
+import django
 import pytest
 
-from kapi import errors
-from kapi.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH
-from kapi.registry.patch import unsupported_patch_type
-from kapi.registry.resource import ResourceType
-from kapi.registry.store import Registry
-from kapi.registry.strategy import Strategy
-from kapi.schema import TypeSchema, schema_for
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
+django.setup()
+
+from kapi import errors  # noqa: E402
+from kapi.patch import MERGE_PATCH, STRATEGIC_MERGE_PATCH  # noqa: E402
+from kapi.registry.patch import unsupported_patch_type  # noqa: E402
+from kapi.registry.resource import ResourceType  # noqa: E402
+from kapi.registry.store import Registry  # noqa: E402
+from kapi.registry.strategy import Strategy  # noqa: E402
+from kapi.schema import TypeSchema, schema_for  # noqa: E402
 
 
 def _custom(**extra) -> ResourceType:

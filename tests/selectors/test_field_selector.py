@@ -7,6 +7,7 @@ import json
 import pytest
 
 from kapi.selectors import SelectorError, parse_field_selector
+from kapi.storage.selection import field_predicates
 
 SUPPORTED = {
     "metadata.name": "metadata.name",
@@ -115,7 +116,7 @@ def test_sql_shape() -> None:
     selector = parse_field_selector(
         "metadata.name=a,involvedObject.kind!=Pod", SUPPORTED
     )
-    assert selector.to_sql(COLUMNS) == (
+    assert field_predicates(selector, COLUMNS) == (
         ["COALESCE({data} #>> '{{involvedObject,kind}}', '') <> %s", "name = %s"],
         ["Pod", "a"],
     )
@@ -141,7 +142,7 @@ def test_sql_agrees_with_matches(pg_conn, text: str) -> None:
             "INSERT INTO objects (id, data, name, namespace) VALUES (%s, %s::jsonb, %s, %s)",
             [i, json.dumps(obj), meta["name"], meta.get("namespace", "")],
         )
-    predicates, params = selector.to_sql(COLUMNS)
+    predicates, params = field_predicates(selector, COLUMNS)
     where = " AND ".join(f"({p})" for p in predicates) or "true"
     sql = f"SELECT id FROM objects WHERE {where}".format(data="data", labels="labels")
     got = {row[0] for row in pg_conn.execute(sql, params).fetchall()}

@@ -1,0 +1,98 @@
+"""uvicorn with one listening socket per worker process (``SO_REUSEPORT``).
+
+``python -m kapi.runtime.apiserver`` takes uvicorn's command line and runs
+uvicorn's own multi-process supervisor, with one difference: each worker
+listens on its own socket bound to the same address with ``SO_REUSEPORT``, so
+the kernel spreads new connections over the workers by their addresses.
+
+With uvicorn's single shared socket, every worker waits on one accept queue
+and whichever wakes first takes the connections that are waiting, several at
+a time. A client that opens its connections in a burst (kubectl's informers at
+start-up, any pooled HTTP client, the benchmark's 16) lands them all on one
+process, whose interpreter lock then serves everything on one core while the
+other workers idle: measured under ``kbench create`` c=16, one worker took
+6.9 s of CPU, the other 0.6 s. A Python process serves about one core, so
+on the 2-core machine that was kapi's throughput ceiling.
+
+The supervisor still binds the address first (with ``SO_REUSEPORT`` too, so
+the workers can join it) but never listens on that socket: only listening
+sockets take connections, so it just holds the port while workers come and
+go (uvicorn replaces one that dies or misses its health check).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import socket
+import sys
+
+from uvicorn.config import STARTUP_FAILURE, Config
+from uvicorn.server import Server
+from uvicorn.supervisors import multiprocess
+
+__all__ = ["ReusePortConfig", "ReusePortServer", "main"]
+
+logger = logging.getLogger("uvicorn.error")
+
+# The module: ``uvicorn.main`` as an attribute of the package is its function.
+uvicorn_main = importlib.import_module("uvicorn.main")
+
+
+def _reuse_port_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if host and ":" in host else socket.AF_INET
+    sock = socket.socket(family=family)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    return sock
+
+
+class ReusePortConfig(Config):
+    """uvicorn's configuration whose TCP socket may be shared by port."""
+
+    def bind_socket(self) -> socket.socket:
+        if self.uds is not None or self.fd is not None:
+            return super().bind_socket()
+        try:
+            sock = _reuse_port_socket(self.host, self.port)
+        except OSError as exc:
+            logger.error(exc)
+            sys.exit(STARTUP_FAILURE)
+        protocol = "https" if self.is_ssl else "http"
+        logger.info("Uvicorn running on %s://%s:%d (one socket per worker)", protocol, self.host, sock.getsockname()[1])
+        sock.set_inheritable(True)
+        return sock
+
+
+class ReusePortServer(Server):
+    """A worker: listens on a socket of its own instead of the supervisor's."""
+
+    def run(self, sockets: list[socket.socket] | None = None) -> None:
+        config = self.config
+        if sockets and isinstance(config, ReusePortConfig) and config.uds is None and config.fd is None:
+            port = sockets[0].getsockname()[1]
+            for inherited in sockets:
+                inherited.close()
+            sockets = [_reuse_port_socket(config.host, port)]
+        return super().run(sockets)
+
+
+# The supervisor builds its configuration with ``uvicorn.main.Config`` and each
+# worker's server with ``multiprocess.Server``. A worker process is spawned:
+# unpickling its ReusePortConfig imports this module, so the worker's
+# ``multiprocess.Server`` is ours too.
+uvicorn_main.Config = ReusePortConfig
+multiprocess.Server = ReusePortServer
+
+
+def main() -> None:
+    uvicorn_main.main()
+
+
+if __name__ == "__main__":
+    # Run the importable copy of this module, so that the workers unpickle
+    # ``kapi.runtime.apiserver.ReusePortConfig``, not a class of ``__main__``.
+    from kapi.runtime import apiserver
+
+    apiserver.main()

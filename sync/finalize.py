@@ -1,0 +1,48 @@
+"""A deleted Sync: prune its inventory (``spec.prune``) as its identity, then
+drop the finalizer."""
+
+from __future__ import annotations
+
+from kapi import errors
+from kapi.auth import access
+from kapi.registry.store import Registry
+from sync import apply as engine
+from sync import queue
+from sync.api import FINALIZER, sync_type
+from sync.attempt import Progress
+from sync.conclude import listing
+from sync.identity import identity
+from sync.status import event
+
+__all__ = ["finalize"]
+
+
+def finalize(sync: dict, registry: Registry, progress: Progress) -> None:
+    meta, spec = sync["metadata"], sync.get("spec") or {}
+    namespace, name = meta["namespace"], meta["name"]
+    if FINALIZER not in (meta.get("finalizers") or []):
+        return
+    inventory = ((sync.get("status") or {}).get("inventory") or {}).get("entries") or []
+    if spec.get("prune", True) and inventory:
+        progress(f"deleting {len(inventory)} inventory objects")
+        # As the Sync's identity. What it may not delete stays (a Warning event
+        # names it): a binding that the namespace's deletion removed first must
+        # not hold the Sync forever, nor hand its prune to the controller.
+        user = identity(namespace, spec)
+        outcome = engine.prune(inventory, set(), namespace, name, registry=access.registry_for(user),
+                               user=user, skip_forbidden=True)
+        if outcome.forbidden:
+            event(sync, "Warning", "PruneFailed",
+                  f"{len(outcome.forbidden)} objects left in place: {listing(outcome.forbidden, 5)}", registry)
+
+    def drop(obj: dict) -> dict:
+        obj["metadata"]["finalizers"] = [f for f in obj["metadata"].get("finalizers") or [] if f != FINALIZER]
+        return obj
+
+    try:
+        registry.update_with(sync_type(), namespace, name, drop)
+    except errors.StatusError as exc:
+        if exc.code != 404:
+            raise
+    queue.forget(queue.SYNC, namespace, name)
+    progress("deleted")

@@ -1,0 +1,285 @@
+"""The ``Storage`` contract (kapi.storage.interface), checked in process.
+
+What the registry, the watch and the lists rely on, as kube-apiserver's
+``storage/testing`` suite states it for etcd: every write gets a new, larger
+``resourceVersion`` from one sequence; compare-and-swap on it is the only
+concurrency control; a list is one consistent snapshot, also of the past
+(``at_revision``) until that past is compacted; pages and filters never skip
+or repeat an object.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+
+import pytest
+from storage.conftest import GROUP
+
+from kapi.storage.errors import (
+    KeyExists,
+    KeyNotFound,
+    NamespaceTerminating,
+    ResourceVersionConflict,
+    ResourceVersionExpired,
+)
+from kapi.storage.interface import Key, ListQuery, Preconditions
+
+
+def _obj(name: str, namespace: str = "", **data) -> dict:
+    meta = {"name": name, "uid": str(uuid.uuid4())}
+    if namespace:
+        meta["namespace"] = namespace
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": meta, **data}
+
+
+def _rv(obj: dict) -> int:
+    return int(obj["metadata"]["resourceVersion"])
+
+
+def _names(page) -> list[str]:
+    return [o["metadata"]["name"] for o in page.items]
+
+
+def test_create_then_get(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    given = _obj("a", "ns", spec={"size": 1})
+    kept = copy.deepcopy(given)
+    created = storage.create(key, given)
+    assert given == kept, "create does not change its argument"
+    assert _rv(created) > 0 and created["spec"] == {"size": 1}
+    assert storage.get(key) == created
+
+
+def test_create_of_a_taken_name_is_refused(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    first = storage.create(key, _obj("a", "ns", spec={"v": 1}))
+    with pytest.raises(KeyExists):
+        storage.create(key, _obj("a", "ns", spec={"v": 2}))
+    assert storage.get(key) == first
+
+
+def test_create_in_a_namespace_needs_it_to_exist_and_not_be_terminating(storage, resource) -> None:
+    spaces = f"{resource}-namespaces"
+    live, ending = Key(GROUP, spaces, "", "live"), Key(GROUP, spaces, "", "ending")
+    storage.create(live, _obj("live", status={"phase": "Active"}))
+    storage.create(ending, _obj("ending", status={"phase": "Terminating"}))
+
+    storage.create(Key(GROUP, resource, "live", "a"), _obj("a", "live"), namespace=live)
+    with pytest.raises(NamespaceTerminating):
+        storage.create(Key(GROUP, resource, "ending", "a"), _obj("a", "ending"), namespace=ending)
+    with pytest.raises(KeyNotFound) as missing:
+        storage.create(Key(GROUP, resource, "gone", "a"), _obj("a", "gone"),
+                       namespace=Key(GROUP, spaces, "", "gone"))
+    assert missing.value.key.name == "gone"
+    with pytest.raises(KeyNotFound):
+        storage.get(Key(GROUP, resource, "ending", "a"))
+
+
+def test_every_write_takes_a_larger_version_from_one_sequence(storage, resource) -> None:
+    """Across keys and resources, in the order the writes were acknowledged."""
+    seen = []
+    a, b = Key(GROUP, resource, "ns", "a"), Key(GROUP, f"{resource}-other", "", "b")
+    seen.append(_rv(storage.create(a, _obj("a", "ns"))))
+    seen.append(_rv(storage.create(b, _obj("b"))))
+    seen.append(_rv(storage.update(a, _obj("a", "ns", spec={"v": 2}), seen[0])))
+    seen.append(_rv(storage.delete(b, seen[1])))
+    assert seen == sorted(set(seen)), seen
+    assert storage.current_revision() >= seen[-1]
+
+
+def test_update_is_compare_and_swap(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    v1 = _rv(storage.create(key, _obj("a", "ns", spec={"v": 1})))
+    v2 = _rv(storage.update(key, _obj("a", "ns", spec={"v": 2}), v1))
+    assert v2 > v1
+    with pytest.raises(ResourceVersionConflict):
+        storage.update(key, _obj("a", "ns", spec={"v": 3}), v1)
+    assert storage.get(key)["spec"] == {"v": 2}
+    with pytest.raises(KeyNotFound):
+        storage.update(Key(GROUP, resource, "ns", "nobody"), _obj("nobody", "ns"), v2)
+
+
+def test_delete_is_compare_and_swap_and_returns_the_last_state(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    v1 = _rv(storage.create(key, _obj("a", "ns", spec={"v": 1})))
+    v2 = _rv(storage.update(key, _obj("a", "ns", spec={"v": 2}), v1))
+    with pytest.raises(ResourceVersionConflict):
+        storage.delete(key, v1)
+    gone = storage.delete(key, v2)
+    assert gone["spec"] == {"v": 2} and _rv(gone) > v2, "stamped with the delete's version"
+    with pytest.raises(KeyNotFound):
+        storage.get(key)
+    with pytest.raises(KeyNotFound):
+        storage.delete(key, _rv(gone))
+
+
+def test_guaranteed_update_retries_a_lost_race_on_the_newer_object(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    storage.create(key, _obj("a", "ns", spec={"count": 0}))
+    calls = []
+
+    def increment(current: dict) -> dict:
+        calls.append(current["spec"]["count"])
+        if len(calls) == 1:  # another writer gets in between our read and our write
+            storage.update(key, {**current, "spec": {"count": 10}}, _rv(current))
+        current["spec"]["count"] += 1
+        return current
+
+    assert storage.guaranteed_update(key, increment)["spec"] == {"count": 11}
+    assert calls == [0, 10]
+
+
+def test_guaranteed_update_with_a_version_precondition_does_not_retry(storage, resource) -> None:
+    """A PUT with a resourceVersion that lost the race is the client's conflict (409)."""
+    key = Key(GROUP, resource, "ns", "a")
+    v1 = _rv(storage.create(key, _obj("a", "ns", spec={"v": 1})))
+    storage.update(key, _obj("a", "ns", spec={"v": 2}), v1)
+    with pytest.raises(ResourceVersionConflict):
+        storage.guaranteed_update(key, lambda o: o, Preconditions(resource_version=v1))
+    uid = storage.get(key)["metadata"]["uid"]
+    with pytest.raises(ResourceVersionConflict) as wrong_uid:
+        storage.guaranteed_delete(key, Preconditions(uid=str(uuid.uuid4())))
+    assert f"UID in object meta: {uid}" in wrong_uid.value.message
+    storage.guaranteed_delete(key, Preconditions(uid=uid))
+    with pytest.raises(KeyNotFound):
+        storage.get(key)
+
+
+def test_a_list_is_ordered_by_namespace_then_name_and_filtered(storage, resource) -> None:
+    for ns, name in [("b", "x"), ("a", "z"), ("a", "y"), ("b", "a")]:
+        storage.create(Key(GROUP, resource, ns, name), _obj(name, ns))
+    everything = storage.list(ListQuery(GROUP, resource))
+    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in everything.items] == [
+        ("a", "y"), ("a", "z"), ("b", "a"), ("b", "x")]
+    assert everything.revision >= max(_rv(o) for o in everything.items)
+    assert _names(storage.list(ListQuery(GROUP, resource, "b"))) == ["a", "x"]
+    assert _names(storage.list(ListQuery(GROUP, resource, names=("z", "x", "missing")))) == ["z", "x"]
+    assert _names(storage.list(ListQuery(GROUP, resource, "a", names=("x",)))) == []
+
+
+def test_a_list_at_a_past_revision_is_the_state_then(storage, resource) -> None:
+    """Updated objects as they were, deleted ones still there, later ones absent."""
+    keep, change, drop = (Key(GROUP, resource, "ns", n) for n in ("keep", "change", "drop"))
+    storage.create(keep, _obj("keep", "ns", spec={"v": 1}))
+    v_change = _rv(storage.create(change, _obj("change", "ns", spec={"v": 1})))
+    v_drop = _rv(storage.create(drop, _obj("drop", "ns", spec={"v": 1})))
+    then = storage.current_revision()
+
+    storage.update(change, _obj("change", "ns", spec={"v": 2}), v_change)
+    storage.delete(drop, v_drop)
+    storage.create(Key(GROUP, resource, "ns", "later"), _obj("later", "ns"))
+
+    past = storage.list(ListQuery(GROUP, resource, at_revision=then))
+    assert past.revision == then
+    assert {o["metadata"]["name"]: o["spec"]["v"] for o in past.items if "spec" in o} == {
+        "change": 1, "drop": 1, "keep": 1}
+    assert _names(past) == ["change", "drop", "keep"]
+    assert _names(storage.list(ListQuery(GROUP, resource, at_revision=then, names=("drop",)))) == ["drop"]
+    now = storage.list(ListQuery(GROUP, resource))
+    assert _names(now) == ["change", "keep", "later"]
+
+
+def test_pages_cover_the_list_once_at_one_revision(storage, resource) -> None:
+    """limit/after pages read at the first page's revision see neither later
+    writes nor miss or repeat an object; count_remaining counts what is left."""
+    for i in range(7):
+        storage.create(Key(GROUP, resource, "ns", f"o{i}"), _obj(f"o{i}", "ns"))
+    first = storage.list(ListQuery(GROUP, resource, limit=3, count_remaining=True))
+    assert _names(first) == ["o0", "o1", "o2"] and first.remaining == 4
+    storage.create(Key(GROUP, resource, "ns", "o10"), _obj("o10", "ns"))  # sorts inside the rest
+    storage.delete(Key(GROUP, resource, "ns", "o5"), _rv(storage.get(Key(GROUP, resource, "ns", "o5"))))
+
+    seen, page = _names(first), first
+    while page.last_key is not None:
+        page = storage.list(ListQuery(GROUP, resource, limit=3, after=page.last_key,
+                                      at_revision=first.revision))
+        assert page.revision == first.revision
+        seen += _names(page)
+    assert seen == [f"o{i}" for i in range(7)]
+
+
+def test_history_below_the_compacted_revision_is_expired(storage, resource) -> None:
+    from kapi.storage.compaction import compact_step
+
+    key = Key(GROUP, resource, "ns", "a")
+    v1 = _rv(storage.create(key, _obj("a", "ns", spec={"v": 1})))
+    before = storage.current_revision()
+    storage.update(key, _obj("a", "ns", spec={"v": 2}), v1)
+    target = storage.current_revision()
+    while compact_step(target) is not None:
+        pass
+    assert storage.compacted_revision() >= target
+    with pytest.raises(ResourceVersionExpired):
+        storage.list(ListQuery(GROUP, resource, at_revision=before))
+    at_target = storage.list(ListQuery(GROUP, resource, at_revision=target))
+    assert [o["spec"] for o in at_target.items] == [{"v": 2}], "the state at the compacted revision stays"
+
+
+def test_latest_change_revision_moves_with_every_write_of_its_resource(storage, resource) -> None:
+    key = Key(GROUP, resource, "", "a")
+    before = storage.latest_change_revision(GROUP, resource)
+    created = storage.create(key, _obj("a"))
+    after_create = storage.latest_change_revision(GROUP, resource)
+    storage.create(Key(GROUP, f"{resource}-other", "", "b"), _obj("b"))
+    assert storage.latest_change_revision(GROUP, resource) == after_create != before
+    storage.delete(key, _rv(created))
+    assert storage.latest_change_revision(GROUP, resource) != after_create
+
+
+def test_selectors_narrow_current_and_past_lists_alike(storage, resource) -> None:
+    """The parsed label and field selectors, as the registry hands them over,
+    select the same objects now and at a past revision (labels of the past
+    come from the change log's copy of the object)."""
+    from kapi.selectors import parse_field_selector, parse_label_selector
+
+    supported = {"metadata.name": "metadata.name", "spec.tier": "spec.tier"}
+    web = Key(GROUP, resource, "ns", "web")
+    v_web = _rv(storage.create(web, {**_obj("web", "ns", spec={"tier": "front"}),
+                                     "metadata": {**_obj("web", "ns")["metadata"], "labels": {"app": "web"}}}))
+    storage.create(Key(GROUP, resource, "ns", "db"),
+                   {**_obj("db", "ns", spec={"tier": "back"}),
+                    "metadata": {**_obj("db", "ns")["metadata"], "labels": {"app": "db", "rank": "3"}}})
+    then = storage.current_revision()
+    relabelled = storage.get(web)
+    relabelled["metadata"]["labels"] = {"app": "db"}
+    storage.update(web, relabelled, v_web)
+
+    def names(labels: str = "", fields: str = "", at: int | None = None) -> list[str]:
+        query = ListQuery(GROUP, resource, labels=parse_label_selector(labels),
+                          fields=parse_field_selector(fields, supported), at_revision=at)
+        return _names(storage.list(query))
+
+    assert names("app=db") == ["db", "web"]
+    assert names("app=db", at=then) == ["db"]
+    assert names("app in (web),!rank", at=then) == ["web"]
+    assert names("rank>2") == ["db"] and names("rank>3") == []
+    assert names(fields="spec.tier=front") == ["web"]
+    assert names("app=db", "metadata.name!=web") == ["db"]
+    assert names(fields="spec.tier=front", at=then) == ["web"]
+
+
+def test_keys_and_counts_describe_what_is_stored(storage, resource) -> None:
+    a = storage.create(Key(GROUP, resource, "ns", "a"), _obj("a", "ns"))
+    storage.create(Key(GROUP, resource, "", "b"), _obj("b"))
+    storage.create(Key(GROUP, f"{resource}-other", "ns", "c"), _obj("c", "ns"))
+    assert set(storage.keys(GROUP, [resource])) == {Key(GROUP, resource, "ns", "a"), Key(GROUP, resource, "", "b")}
+    assert len(storage.keys(GROUP, [resource, f"{resource}-other"])) == 3
+    counts = storage.count_by_resource()
+    assert counts[(GROUP, resource)] == 2 and counts[(GROUP, f"{resource}-other")] == 1
+    changes = storage.change_log_size()
+    storage.delete(Key(GROUP, resource, "ns", "a"), _rv(a))
+    assert storage.count_by_resource()[(GROUP, resource)] == 1
+    assert storage.change_log_size() == changes + 1, "a deletion is a change too"
+
+
+def test_the_change_stamp_of_a_group_moves_with_its_writes_only(storage, resource) -> None:
+    group = f"{resource}.stamp.{GROUP}"
+    before = storage.change_stamp(group)
+    created = storage.create(Key(group, resource, "", "a"), _obj("a"))
+    moved = storage.change_stamp(group)
+    assert moved != before and moved[0] == _rv(created)
+    storage.create(Key(GROUP, resource, "", "elsewhere"), _obj("elsewhere"))
+    assert storage.change_stamp(group) == moved
+    storage.delete(Key(group, resource, "", "a"), _rv(created))
+    assert storage.change_stamp(group) != moved
