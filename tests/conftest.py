@@ -6,7 +6,7 @@ a user would run it. It yields a :class:`kapi_testserver.KapiServer`: ``url``,
 ``data_dir``, ``kubeconfig_path``, ``token``, ``ca_path`` and
 ``kubectl(*args, input=None, check=True)``. At the end of the session it is
 stopped with SIGTERM, and the session fails if it does not exit cleanly within
-15 s or leaves any process behind.
+30 s (``KAPI_TEST_STOP_TIMEOUT``) or leaves any process behind.
 """
 
 from __future__ import annotations
@@ -22,6 +22,29 @@ from kapi_testserver import (
     remove_data_dir,
     serving,
 )
+
+#: The files that take longest (minutes on a busy 2-core machine), longest
+#: first: scheduled first (``--dist loadfile --no-loadscope-reorder`` in
+#: scripts/test), so that no worker starts one of them while the others run
+#: out of work.
+SLOW_FILES = (
+    "tests/fuzz/test_openapi_schemathesis.py",
+    "tests/auth/test_watch_revocation.py",
+    "tests/sync/test_stage_timeouts.py",
+    "tests/sync/test_health_wake.py",
+    "tests/runtime/test_serve.py",
+    "tests/faults/test_worker_kill_gc.py",
+    "tests/sync/test_retention.py",
+    "tests/lifecycle/test_worker_kill.py",
+    "tests/sync/test_wait.py",
+    "tests/sync/test_git_http_limits.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slowest files first; the others keep their order."""
+    rank = {path: i for i, path in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(item.location[0], len(rank)))
 
 
 @pytest.fixture(scope="session")

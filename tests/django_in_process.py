@@ -24,6 +24,9 @@ __all__ = ["django_db_modify_db_settings"]
 
 _SAVED = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "KAPI_DB_POOL", "DATABASE_URL")}
 _DATA_DIR = tempfile.mkdtemp(prefix="kapi-in-process-tests-")
+# WhiteNoise warns at every request when STATIC_ROOT is missing (serve collects
+# static files there; these tests use the app's finders).
+os.makedirs(os.path.join(_DATA_DIR, "static"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 os.environ.update(
     KAPI_DATA_DIR=_DATA_DIR,
@@ -40,8 +43,18 @@ for _key, _value in _SAVED.items():
         os.environ[_key] = _value
 
 
+#: Whether this process's PostgreSQL runs: each conftest that imports the
+#: fixture gets its own definition, but Django's settings are one, so the
+#: first starts the server and the others use it (and it stops last).
+_running = False
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings() -> Iterator[None]:
+    global _running
+    if _running:
+        yield
+        return
     from django.conf import settings
 
     from kapi.runtime.config import database_settings
@@ -57,8 +70,10 @@ def django_db_modify_db_settings() -> Iterator[None]:
         settings.DATABASES["default"].update(database_settings(server.url))
     finally:
         os.environ.pop("KAPI_DB_POOL", None)
+    _running = True
     try:
         yield
     finally:
+        _running = False
         server.stop()
         shutil.rmtree(parent, ignore_errors=True)

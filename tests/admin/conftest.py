@@ -3,8 +3,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django_in_process import django_db_modify_db_settings  # noqa: F401 - the fixture
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """pytest-django's test database, emptied of other sessions before it is
+    dropped: the first write starts kapi's change notifier
+    (``kapi.storage.notify``), whose thread keeps its own connection for the
+    life of the process, and PostgreSQL refuses to drop a database in use."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture

@@ -152,9 +152,14 @@ def restart_under_load(fault_server: KapiServer, other_process: Client, *,
     assert not missed, f"watcher missed {len(missed)} acknowledged writes; {restarts}"
     assert not twice, twice
     assert 410 not in restarts
-    # Every acknowledged write is stored.
-    stored = {item["metadata"]["name"] for item in api.request(
-        "GET", f"/api/v1/namespaces/{ns}/configmaps", timeout=30).json()["items"]}
+    # Every acknowledged write is stored. (A 503 with Retry-After is a right
+    # answer while the pool reconnects: read again, as a client would.)
+    deadline = time.monotonic() + 30
+    while (listed := api.request("GET", f"/api/v1/namespaces/{ns}/configmaps", timeout=30)).status_code == 503:
+        assert time.monotonic() < deadline, listed.text
+        time.sleep(0.2)
+    assert listed.status_code == 200, listed.text
+    stored = {item["metadata"]["name"] for item in listed.json()["items"]}
     lost = [name for name, _, _ in acked if name not in stored]
     assert not lost, lost
     return dict(

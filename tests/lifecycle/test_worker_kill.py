@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 import pytest
-from kapi_testserver import ROOT, start_server, stop_server
+from kapi_testserver import ROOT, serving
 
 from tests.api.conftest import API
 from tests.lifecycle.conftest import wait_for
@@ -65,10 +65,8 @@ def _sigkill_tree(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture
-def bare_server(tmp_path):
-    server = start_server(tmp_path / "data", args=("--no-worker",))
-    yield server
-    stop_server(server)
+def bare_server():
+    yield from serving(args=("--no-worker",))
 
 
 def test_sigkilled_worker_mid_namespace_deletion(bare_server, tmp_path):

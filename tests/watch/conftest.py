@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from kapi_testserver import KapiServer, ServerFailed, start_server, stop_server
+from kapi_testserver import KapiServer, serving
 
 from tests.api.conftest import API
 
@@ -36,14 +36,8 @@ def database_url(server: KapiServer) -> str:
 
 
 @pytest.fixture(scope="session")
-def watch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KapiServer]:
-    data_dir = tmp_path_factory.mktemp("kapi-watch") / "data"
-    try:
-        server = start_server(data_dir, env={**os.environ, **WATCH_ENV})
-    except ServerFailed as error:
-        pytest.fail(str(error), pytrace=False)
-    yield server
-    stop_server(server)
+def watch_server() -> Iterator[KapiServer]:
+    yield from serving({**os.environ, **WATCH_ENV})
 
 
 @pytest.fixture(scope="session")
