@@ -54,6 +54,7 @@ def kind_of(cmdline: list[str]) -> str:
     for needle, kind in (
         ("celery", "celery beat" if " beat" in text else "celery worker"),
         ("uvicorn", "api"),
+        ("kapi.runtime.apiserver", "api"),  # the API processes' supervisor
         ("multiprocessing", "api"),  # uvicorn's workers are spawned
         ("postgres", "postgres"),
         ("pgserver", "postgres"),

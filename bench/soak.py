@@ -223,7 +223,7 @@ def sample(client: Client, server, since: float) -> dict:
             continue
         kind = ("postgres" if "postgres" in proc.name() else "redis" if "redis" in proc.name()
                 else "celery" if "celery" in line else "uvicorn" if "uvicorn" in line
-                or "multiprocessing" in line else "serve" if "serve" in line else proc.name())
+                or "kapi.runtime.apiserver" in line or "multiprocessing" in line else "serve" if "serve" in line else proc.name())
         memory[kind] = memory.get(kind, 0) + rss
     with client.lock:
         window = [s for s in client.samples if s[0] >= since]

@@ -139,15 +139,22 @@ def second_api_process(server: KapiServer, db_url: str) -> Iterator[Client]:
             proc.wait()
 
 
+def _is_worker(process: psutil.Process) -> bool:
+    """A live worker (a killed one stays a zombie until its supervisor reaps it)."""
+    try:
+        return "spawn_main" in " ".join(process.cmdline())
+    except (psutil.ZombieProcess, psutil.NoSuchProcess):
+        return False
+
+
 def api_workers(server: KapiServer) -> list[psutil.Process]:
-    """The uvicorn worker processes of ``serve`` (children of its uvicorn)."""
+    """The API worker processes of ``serve`` (children of its uvicorn
+    supervisor, ``kapi.runtime.apiserver``)."""
     root = psutil.Process(server.process.pid)
     for child in root.children():
-        if "uvicorn" in " ".join(child.cmdline()):
-            return [
-                p for p in child.children() if "spawn_main" in " ".join(p.cmdline())
-            ]
-    raise AssertionError("no uvicorn under serve")
+        if "kapi.runtime.apiserver" in " ".join(child.cmdline()):
+            return [p for p in child.children() if _is_worker(p)]
+    raise AssertionError("no API server supervisor under serve")
 
 
 def celery_pool(server: KapiServer) -> list[psutil.Process]:
