@@ -239,15 +239,11 @@ def _validation_slot() -> threading.BoundedSemaphore:
         return _validations[0]
 
 
-@csrf_exempt
-@refusing
-def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
-    """Validate-on-push for the hook (``sync.prereceive_hook``), in this warm
-    process: the pusher's token, ``update`` on the GitRepository as for the
-    push itself, and the push's quarantine directory inside that repository.
-    Any failure is a refusal with one readable line (``sync.hookerrors``).
-    At most ``KAPI_SYNC_PUSH_VALIDATIONS`` run at once; a push that finds no
-    slot within a minute is refused with a line saying so."""
+def _hook_call(request: HttpRequest, namespace: str, name: str, shape: str):
+    """What both git hooks' endpoints check first: a POST by a pusher with
+    ``update`` on the hosted GitRepository, with a JSON object body (at most
+    ``MAX_HOOK_BODY``) naming the push's ref ``updates``. Returns (user,
+    updates, body), or the refusal to answer."""
     if request.method != "POST":
         return JsonResponse({"message": "POST only"}, status=405)
     user = _user(request)
@@ -257,8 +253,7 @@ def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse
         access.check(user, "update", repository_type(), namespace, name)
     except errors.StatusError as exc:
         return JsonResponse({"message": exc.status["message"]}, status=403)
-    repo = _hosted(namespace, name)
-    if repo is None:
+    if _hosted(namespace, name) is None:
         return JsonResponse({"message": "repository not found"}, status=404)
     raw = _read_capped(request, MAX_HOOK_BODY)
     try:
@@ -266,9 +261,25 @@ def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse
             raise ValueError("too large")
         body = json.loads(raw)
         updates = [str(line) for line in body.get("updates") or []]
-        quarantine = str(body.get("quarantine") or "")
     except (ValueError, AttributeError):
-        return JsonResponse({"message": "expected {updates: [...], quarantine: path}"}, status=400)
+        return JsonResponse({"message": f"expected {shape}"}, status=400)
+    return user, updates, body
+
+
+@csrf_exempt
+@refusing
+def pre_receive(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    """Validate-on-push for the hook (``sync.prereceive_hook``), in this warm
+    process: the pusher's token, ``update`` on the GitRepository as for the
+    push itself, and the push's quarantine directory inside that repository.
+    Any failure is a refusal with one readable line (``sync.hookerrors``).
+    At most ``KAPI_SYNC_PUSH_VALIDATIONS`` run at once; a push that finds no
+    slot within a minute is refused with a line saying so."""
+    called = _hook_call(request, namespace, name, "{updates: [...], quarantine: path}")
+    if isinstance(called, HttpResponse):
+        return called
+    _, updates, body = called
+    quarantine = str(body.get("quarantine") or "")
     git_env = gitstore.quarantine_env(gitstore.hosted_path(namespace, name), quarantine)
     if git_env is None:
         return JsonResponse({"message": f"quarantine {quarantine!r} is not inside the repository"}, status=400)
@@ -299,26 +310,11 @@ def push_wait(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     names the ref updates (already made) and, on the first call, ``start``
     asks for the repository to be fetched and its Syncs reconciled now. One
     short answer per call (``sync.pushwait.outcome``): the hook asks again."""
-    if request.method != "POST":
-        return JsonResponse({"message": "POST only"}, status=405)
-    user = _user(request)
-    if user is None:
-        return _challenge()
-    try:
-        access.check(user, "update", repository_type(), namespace, name)
-    except errors.StatusError as exc:
-        return JsonResponse({"message": exc.status["message"]}, status=403)
-    if _hosted(namespace, name) is None:
-        return JsonResponse({"message": "repository not found"}, status=404)
-    raw = _read_capped(request, MAX_HOOK_BODY)
-    try:
-        if raw is None:
-            raise ValueError("too large")
-        body = json.loads(raw)
-        updates = [str(line) for line in body.get("updates") or []]
-        start = body.get("start") is True
-    except (ValueError, AttributeError):
-        return JsonResponse({"message": "expected {updates: [...], start: bool}"}, status=400)
+    called = _hook_call(request, namespace, name, "{updates: [...], start: bool}")
+    if isinstance(called, HttpResponse):
+        return called
+    user, updates, body = called
+    start = body.get("start") is True
     from sync.pushwait import outcome
 
     if start:

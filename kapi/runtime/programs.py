@@ -92,7 +92,8 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "git",
         "the sync (GitPython: hosted repositories, mirrors, checkouts)",
-        call_sites=("kapi/runtime/programs.py", "sync/gitstore.py", "sync/housekeeping.py", "sync/retention.py"),
+        call_sites=("kapi/runtime/programs.py", "sync/gitstore.py", "sync/housekeeping.py", "sync/pushwait_hook.py",
+                    "sync/retention.py"),
         debian="git",
     ),
     Program(
