@@ -246,18 +246,16 @@ class Monitor:
             covered, generation = self._generation
             if covered < self.cache.revision:
                 return None
-        rbac_end, deletions, files = self._base()
-        return (
-            rbac_end,
-            deletions if creds.identity else None,
-            files if creds.token is not None else None,
-            generation,
-        )
+        return self._state(creds, generation)
 
     async def state(self, creds: Credentials) -> tuple:
         """``state_now``, reading the Django generation first if needed (it
         then covers every change published when this was called)."""
         generation = await self._django_generation() if creds.kind == "django" else None
+        return self._state(creds, generation)
+
+    def _state(self, creds: Credentials, generation) -> tuple:
+        """The parts of the published state that ``creds`` depend on."""
         rbac_end, deletions, files = self._base()
         return (
             rbac_end,

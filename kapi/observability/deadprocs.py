@@ -29,6 +29,8 @@ from pathlib import Path
 
 from prometheus_client.mmap_dict import MmapedDict
 
+from kapi.runtime.pids import alive
+
 __all__ = ["LOCK_NAME", "MERGED", "locked", "merge_dead"]
 
 LOCK_NAME = "merge.lock"
@@ -55,16 +57,6 @@ def locked(path: str | Path, how: int) -> Iterator[bool]:
 def _pid_of(entry: Path) -> int | None:
     tail = entry.stem.rsplit("_", 1)[-1]
     return int(tail) if tail.isdigit() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _combine(mode: str, old: float, old_ts: float, value: float, ts: float) -> tuple[float, float]:
@@ -103,7 +95,7 @@ def merge_dead(path: str | Path) -> int:
         removed = 0
         for entry in sorted(path.glob("*.db")):
             pid = _pid_of(entry)
-            if pid is None or _alive(pid):
+            if pid is None or alive(pid):
                 continue
             parts = entry.stem.split("_")
             typ = parts[0]

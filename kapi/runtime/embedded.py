@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kapi.runtime import config
+from kapi.runtime.pids import alive
 
 __all__ = [
     "EmbeddedPostgres",
@@ -157,7 +158,7 @@ def _postmaster_pid(pgdata: Path) -> int | None:
         return None
     # After a crash or reboot the file can name a pid now used by another
     # process; pg_ctl would signal it, so only a live postgres counts.
-    if not _alive(pid) or _process_name(pid) != "postgres":
+    if not alive(pid) or _process_name(pid) != "postgres":
         return None
     return pid
 
@@ -249,7 +250,7 @@ def _stop_stale_redis(db_path: Path) -> None:
     except (OSError, ValueError, KeyError, TypeError):
         registry.unlink(missing_ok=True)
         return
-    if _alive(pid) and _process_name(pid).startswith("redis"):
+    if alive(pid) and _process_name(pid).startswith("redis"):
         logger.warning("stopping a stale embedded Redis (pid %s)", pid)
         _terminate(pid, timeout=10)
     registry.unlink(missing_ok=True)
@@ -267,24 +268,9 @@ def _process_name(pid: int) -> str:
             return ""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie still answers signal 0; it has exited for our purposes.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def _wait_gone(pid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while _alive(pid):
+    while alive(pid):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.05)
@@ -293,7 +279,7 @@ def _wait_gone(pid: int, timeout: float) -> bool:
 
 def _terminate(pid: int, *, timeout: float) -> None:
     """SIGTERM, wait up to ``timeout``, then SIGKILL."""
-    if not _alive(pid):
+    if not alive(pid):
         return
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
