@@ -102,3 +102,19 @@ class Work:
         if check and done.returncode != 0:
             raise AssertionError(f"push failed: {done.stderr}")
         return done
+
+
+def hosted_sync(server, tmp_path: Path, prefix: str, **sync_spec) -> tuple[str, Work]:
+    """A fresh namespace (its ServiceAccount granted, ``sync_namespace``) with a
+    hosted GitRepository ``app`` and a Sync ``app`` of its whole tree with
+    ``sync_spec``; the namespace and a work tree to push from."""
+    ns = unique(prefix)
+    create(
+        server,
+        *sync_namespace(ns),
+        {"apiVersion": "sync.kapi.dev/v1", "kind": "GitRepository",
+         "metadata": {"name": "app", "namespace": ns}, "spec": {}},
+        {"apiVersion": "sync.kapi.dev/v1", "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
+         "spec": {"sourceRef": {"name": "app"}, "path": "./", **sync_spec}},
+    )
+    return ns, Work(server, ns, "app", tmp_path / ns)

@@ -16,21 +16,13 @@ import uuid
 
 import yaml
 from kapi_testserver import ROOT
-from sync_gitops import Work, create, sync_namespace, unique, wait_for
+from sync_gitops import Work, create, hosted_sync, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
 
 def _setup(server, tmp_path, **sync_spec) -> tuple[str, Work]:
-    ns = unique("pushwait")
-    create(
-        server,
-        *sync_namespace(ns),
-        {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
-        {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
-         "spec": {"sourceRef": {"name": "app"}, "path": "./", **sync_spec}},
-    )
-    return ns, Work(server, ns, "app", tmp_path / ns)
+    return hosted_sync(server, tmp_path, "pushwait", **sync_spec)
 
 
 def _push(work: Work, message: str, *options: str) -> subprocess.CompletedProcess:

@@ -13,9 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from sync_gitops import Work, create, sync_namespace, unique, wait_for
-
-API = "sync.kapi.dev/v1"
+from sync_gitops import Work, hosted_sync, wait_for
 
 
 def _deployment(name: str) -> dict:
@@ -28,15 +26,7 @@ def _deployment(name: str) -> dict:
 
 
 def _setup(server, tmp_path, **sync_spec) -> tuple[str, Work]:
-    ns = unique("wait")
-    create(
-        server,
-        *sync_namespace(ns),
-        {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
-        {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
-         "spec": {"sourceRef": {"name": "app"}, "path": "./", **sync_spec}},
-    )
-    return ns, Work(server, ns, "app", tmp_path / ns)
+    return hosted_sync(server, tmp_path, "wait", **sync_spec)
 
 
 def _sync(server, ns: str) -> dict:
