@@ -558,13 +558,26 @@ class Registry(PatchMixin):
         return out
 
     def _finish_deletion(self, rt: ResourceType, key: Key, obj: Object) -> Object:
-        """The write that empties the finalizers of a deleting object removes it."""
-        self._before_write(rt, obj, deleted=True)
-        try:
-            deleted = self.storage.delete(key, int(obj["metadata"]["resourceVersion"]))
-        except (KeyNotFound, ResourceVersionConflict):
-            return obj
-        return self._written(rt, self._out(rt, deleted), deleted=True)
+        """The write that empties the finalizers of a deleting object removes it.
+        Another write in between (a controller's status) does not keep it: kube
+        removes it in the same update; here it is deleted at the newer version,
+        unless that version is no longer deleting or has finalizers again."""
+        for _ in range(16):
+            self._before_write(rt, obj, deleted=True)
+            try:
+                deleted = self.storage.delete(key, int(obj["metadata"]["resourceVersion"]))
+            except KeyNotFound:
+                return obj
+            except ResourceVersionConflict:
+                try:
+                    obj = self._out(rt, self.storage.get(key))
+                except KeyNotFound:
+                    return obj
+                if "deletionTimestamp" not in obj["metadata"] or rt.strategy.pending_finalizers(obj):
+                    return obj
+                continue
+            return self._written(rt, self._out(rt, deleted), deleted=True)
+        return obj
 
     def delete_collection(
         self, rt: ResourceType, namespace: str | None, list_options: ListOptions, options: DeleteOptions
