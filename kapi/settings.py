@@ -136,18 +136,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-from kapi.lifecycle.schedule import BEAT_SCHEDULE as LIFECYCLE_BEAT_SCHEDULE  # noqa: E402
+from kapi.controllers.schedule import BEAT_SCHEDULE as CONTROLLERS_BEAT_SCHEDULE  # noqa: E402
 
 # Beat also sends the tasks of the due timers (kapi.duetimer) when their time comes.
 CELERY_BEAT_SCHEDULER = "kapi.duetimer:Scheduler"
 CELERY_BEAT_SCHEDULE: dict = {}
-CELERY_BEAT_SCHEDULE.update(LIFECYCLE_BEAT_SCHEDULE)
-CELERY_IMPORTS = ["kapi.crdtasks"]
-# Deleting a CRD waits for its custom resources to go (types issue); the
-# deletion enqueues its cleanup (kapi.crdtasks), this sweep is the safety net.
-CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {
-    "task": "kapi.crd.sweep", "schedule": 30.0, "options": {"expires": 60.0},
-}
+CELERY_BEAT_SCHEDULE.update(CONTROLLERS_BEAT_SCHEDULE)
+CELERY_IMPORTS = ["kapi.controllers.tasks"]
+# The controllers on the runtime (kapi.controllers): modules with CONTROLLERS
+# (what reconciling a key does) and WATCHES (which changes map to which keys).
+KAPI_CONTROLLERS = ["kapi.lifecycle.controllers", "kapi.lifecycle.crds"]
 
 # Safety-net poll of a Sync's health checks (writes of waited-on objects wake them).
 SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))

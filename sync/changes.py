@@ -109,21 +109,19 @@ def scan() -> tuple[int, bool]:
     (``sync.scanwake``) since this one cleared the flag. A scan that finds
     another running leaves it to that one, which looks at the flag after
     releasing its lock."""
+    from sync.scanwake import SCAN_FLAG
+
     with connection.cursor() as cur:
         cur.execute("SELECT pg_try_advisory_lock(%s, %s)", list(_SCAN_LOCK))
         if not cur.fetchone()[0]:
             return 0, False
     try:
-        with connection.cursor() as cur:
-            cur.execute("UPDATE sync_change_cursor SET wanted = false WHERE id = 2 AND wanted")
+        SCAN_FLAG.clear()
         read = _scan()
     finally:
         with connection.cursor() as cur:
             cur.execute("SELECT pg_advisory_unlock(%s, %s)", list(_SCAN_LOCK))
-    with connection.cursor() as cur:
-        cur.execute("SELECT wanted FROM sync_change_cursor WHERE id = 2")
-        row = cur.fetchone()
-    return read, read >= BATCH or bool(row and row[0])
+    return read, read >= BATCH or SCAN_FLAG.wanted()
 
 
 def _scan() -> int:

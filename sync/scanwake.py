@@ -4,8 +4,8 @@ Registered as a registry write observer (``sync.apps``), as the lifecycle's
 feed is woken (``kapi.lifecycle.wakeup``): a Sync or GitRepository written
 in a way that asks for a run (``sync.changes.run_reason``), or an object a
 Sync applied deleted or changed by another manager (drift), wakes the
-scan through the ``wanted`` flag of its cursor (``kapi.wakeflag``, row 2 of
-``sync_change_cursor``): a burst of writes sends one scan. Any other write costs
+scan through its ``wanted`` flag (``kapi.wakeflag``, ``SCAN_FLAG``): a burst
+of writes sends one scan. Any other write costs
 nothing; the sync's own applies are not drift and wake nothing.
 """
 
@@ -17,7 +17,7 @@ from kapi.wakeflag import WakeFlag
 from sync import changes, queue
 from sync.api import GROUP
 
-__all__ = ["wake_scan", "wake_scan_on_write"]
+__all__ = ["SCAN_FLAG", "wake_scan", "wake_scan_on_write"]
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,8 @@ def _scan_task():
     return scan_changes
 
 
-_SCAN = WakeFlag("sync_change_cursor", _scan_task, "the sync's change scan")
+SCAN_FLAG = WakeFlag("sync", _scan_task, "the sync's change scan")
 
 
 def wake_scan() -> None:
-    _SCAN.wake()
+    SCAN_FLAG.wake()

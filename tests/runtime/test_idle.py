@@ -1,7 +1,7 @@
 """An idle ``serve`` is quiet: no task runs every second, no log line per sweep.
 
 The sync's change scan is woken by writes, its due items by a timer set to
-the next due time, the lifecycle's and the CRD cleanup's likewise; what beat
+the next due time, the controller runtime's (lifecycle, CRD cleanup) likewise; what beat
 still runs are slow safety sweeps, which log nothing when they find nothing.
 Here the sync's safety sweep is made to run every second, so that the window
 sees it run several times, and write no line.
@@ -17,7 +17,7 @@ import time
 from kapi_testserver import start_server, stop_server
 
 #: Background tasks that a timer or beat (not a request) runs.
-_BACKGROUND = ("kapi.sync.", "kapi.lifecycle.", "kapi.crd.", "kapi.compact_change_log")
+_BACKGROUND = ("kapi.sync.", "kapi.controllers.", "kapi.compact_change_log")
 _SERIES = re.compile(r'^kapi_celery_tasks_total\{([^}]*)\} ([0-9.e+]+)$', re.M)
 
 

@@ -1,21 +1,20 @@
-"""Beat entries of the lifecycle's safety net (merged into CELERY_BEAT_SCHEDULE).
+"""Beat entries of the runtime's safety net (merged into CELERY_BEAT_SCHEDULE).
 
-Writes wake the feed (``wakeup``) and postponed work arms a timer
+Writes wake the feeds (``feed.wake``) and keys due later arm a timer
 (``kapi.duetimer``): these only catch a message lost with a worker or broker.
-
 ``expires`` drops sweeps that waited too long in the queue (workers down), so
 they do not pile up."""
 
 __all__ = ["BEAT_SCHEDULE"]
 
 BEAT_SCHEDULE = {
-    "kapi-lifecycle-sweep": {
-        "task": "kapi.lifecycle.sweep",
+    "kapi-controllers-sweep": {
+        "task": "kapi.controllers.sweep",
         "schedule": 30.0,
         "options": {"expires": 60},
     },
-    "kapi-lifecycle-resync": {
-        "task": "kapi.lifecycle.resync",
+    "kapi-controllers-resync": {
+        "task": "kapi.controllers.resync",
         "schedule": 60.0,
         "options": {"expires": 120},
     },
