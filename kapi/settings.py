@@ -190,9 +190,10 @@ KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
 # URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
 KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")
-# The sync's sweeper: due reconciles, repository polls and drift from the change log.
-# The sync is woken by writes (sync.scanwake) and its timer (sync.queue); this
-# slow sweep is only the safety net for a lost message.
+KAPI_CONTROLLERS.append("sync.controllers")
+# The sync's change scan (drift and triggers from the change log) is woken by
+# writes (sync.scanwake); its Syncs and GitRepositories run on the controller
+# runtime (sync.controllers). This slow sweep is only the scan's safety net.
 CELERY_BEAT_SCHEDULE["sync-safety-sweep"] = {
     "task": "kapi.sync.sweep",
     "schedule": float(os.environ.get("KAPI_SYNC_SAFETY_SWEEP_SECONDS", "30")),

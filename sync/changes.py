@@ -27,7 +27,7 @@ import orjson
 from django.db import connection
 
 from kapi.observability import origin
-from sync import history, pruneguard, queue
+from sync import controllers, history, pruneguard
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
 __all__ = ["drifted", "owning_sync", "run_reason", "scan"]
@@ -71,9 +71,9 @@ def run_reason(kind: str, type_: str, meta: dict, observed, handled, held: str |
         type_ == "ADDED"
         or meta.get("deletionTimestamp")
         or observed != meta.get("generation")
-        or (kind == queue.SYNC and requested_at and requested_at != handled)
-        or (kind == queue.SYNC and held and pruneguard.allowed(meta, held))
-        or (kind == queue.SYNC and _pin_changed(meta, pinned))
+        or (kind == controllers.SYNC and requested_at and requested_at != handled)
+        or (kind == controllers.SYNC and held and pruneguard.allowed(meta, held))
+        or (kind == controllers.SYNC and _pin_changed(meta, pinned))
     ):
         return "requestedAt" if requested_at and requested_at != handled else "changed"
     return None
@@ -99,8 +99,8 @@ def _resync() -> None:
             [GROUP],
         )
         for resource, namespace, name in cur.fetchall():
-            kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
-            queue.request(kind, namespace, name, "resync")
+            kind = controllers.SYNC if resource == "syncs" else controllers.REPOSITORY
+            controllers.request(kind, namespace, name, "resync")
 
 
 def scan() -> tuple[int, bool]:
@@ -160,7 +160,7 @@ def _scan() -> int:
     for _rv, group, resource, namespace, name, type_, meta, observed, handled, held, pinned, request_id in rows:
         meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
         if group == GROUP and resource in ("syncs", "gitrepositories"):
-            kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
+            kind = controllers.SYNC if resource == "syncs" else controllers.REPOSITORY
             observed = orjson.loads(observed) if isinstance(observed, (str, bytes)) else observed
             handled = orjson.loads(handled) if isinstance(handled, (str, bytes)) else handled
             reason = run_reason(kind, type_, meta, observed, handled, held, pinned)
@@ -169,9 +169,9 @@ def _scan() -> int:
             continue
         owner = owning_sync(meta)
         if owner and (type_ == "DELETED" or (type_ == "MODIFIED" and _drifted(meta))):
-            requests[(queue.SYNC, owner[0], owner[1])] = ("drift", True, request_id)
+            requests[(controllers.SYNC, owner[0], owner[1])] = ("drift", True, request_id)
     for (kind, namespace, name), (reason, drift, request_id) in requests.items():
-        queue.request(kind, namespace, name, reason, drift=drift, request_id=request_id)
+        controllers.request(kind, namespace, name, reason, drift=drift, request_id=request_id)
     new_cursor = rows[-1][0] if len(rows) == BATCH else horizon
     with connection.cursor() as cur:
         cur.execute("UPDATE sync_change_cursor SET revision = %s WHERE id = 1", [new_cursor])

@@ -14,14 +14,14 @@ from __future__ import annotations
 import logging
 
 from kapi.wakeflag import WakeFlag
-from sync import changes, queue
+from sync import changes, controllers
 from sync.api import GROUP
 
 __all__ = ["SCAN_FLAG", "wake_scan", "wake_scan_on_write"]
 
 log = logging.getLogger(__name__)
 
-_KINDS = {"syncs": queue.SYNC, "gitrepositories": queue.REPOSITORY}
+_KINDS = {"syncs": controllers.SYNC, "gitrepositories": controllers.REPOSITORY}
 
 
 def _matters(rt, obj: dict, deleted: bool) -> bool:

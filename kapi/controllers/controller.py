@@ -16,7 +16,7 @@ imports nothing above it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,7 @@ from django.conf import settings
 if TYPE_CHECKING:
     from kapi.controllers.feed import Watch
 
-__all__ = ["Controller", "Item", "controller_for", "controllers", "watches"]
+__all__ = ["Controller", "Item", "controller_for", "controllers", "long_running", "watches"]
 
 
 @dataclass
@@ -44,6 +44,10 @@ class Item:
     generation: int
     attempts: int
     request_id: str = ""
+    #: What the requests since the last run said ("drift"...).
+    hints: list[str] = field(default_factory=list)
+    #: The claim's token (``workqueue``).
+    holder: str = ""
 
 
 class Controller:
@@ -61,6 +65,14 @@ class Controller:
     acts_on_current_state: bool = False
     #: Errors logged without a traceback (expected ones: a kube Status...).
     quiet_errors: tuple[type[BaseException], ...] = ()
+    #: A reconcile may outlast a lease (a Sync: git, apply, health checks):
+    #: its items are claimed one at a time and their lease is extended while
+    #: they run.
+    long_running: bool = False
+    #: Backoff after an error: ``backoff_base * 2**attempts`` seconds, at most
+    #: ``backoff_max``.
+    backoff_base: float = 0.5
+    backoff_max: float = 60.0
 
     def reconcile(self, item: Item, registry: Any) -> float | None:
         """Reconcile ``item.key``; return ``requeue_after`` seconds or None."""
@@ -90,6 +102,11 @@ def controller_for(name: str) -> Controller | None:
 
 def controllers() -> list[Controller]:
     return list(_controllers().values())
+
+
+def long_running() -> list[str]:
+    """The names of the long-running controllers."""
+    return [c.name for c in _controllers().values() if c.long_running]
 
 
 def watches() -> list[Watch]:

@@ -8,6 +8,7 @@ cursor (``kapi.models.ChangeFeedCursor``, owned by storage), so writers that
 flip it never wait on a feed's transaction.
 """
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 __all__ = ["WakeFlag", "WorkItem"]
@@ -22,7 +23,11 @@ class WorkItem(models.Model):
     progress knows to keep the row instead of deleting it. ``group``,
     ``resource``, ``namespace``, ``name`` name the object the key is about
     (when there is one), ``argument`` is a short option of the run (the
-    propagation policy of a namespace's delete).
+    propagation policy of a namespace's delete). ``hints`` are what the
+    requests since the last run said (a set: "drift", "push"...), handed to
+    the run that claims them and kept for the next one if it fails.
+    ``holder`` is the claim's token: only its holder finishes or extends it,
+    so a worker whose lease ran out cannot undo the next holder's claim.
     """
 
     controller = models.CharField(max_length=32)
@@ -36,6 +41,9 @@ class WorkItem(models.Model):
     attempts = models.IntegerField(default=0)
     due = models.DateTimeField(db_default=models.functions.Now())
     claimed_until = models.DateTimeField(null=True)
+    holder = models.UUIDField(null=True)
+    # Also defaults to '{}' in the database (migration 0011), for raw INSERTs.
+    hints = ArrayField(models.CharField(max_length=32), default=list)
     # The API request that caused this work (its X-Request-Id), for log lines.
     request_id = models.CharField(max_length=128, blank=True, db_default="")
 

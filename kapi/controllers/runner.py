@@ -1,6 +1,9 @@
 """Running claimed keys: one batch per task, the rest handed back.
 
-A batch is claimed in one statement (``workqueue.claim``), each key reconciled
+Keys of long-running controllers (a Sync's reconcile) are claimed one at a
+time (``run_long``) and their lease is extended while they run (``_Lease``),
+so they never hold up a batch of short ones. Any other batch is claimed in one
+statement (``workqueue.claim``), each key reconciled
 by its controller, and the batch finished in one statement. A batch that runs
 past a third of the lease hands its unstarted keys back rather than risk
 their leases running out under it. A reconcile that raises is requeued with
@@ -18,6 +21,7 @@ resourceVersion (``kapi_rv_horizon()``).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from contextlib import nullcontext
 
@@ -30,7 +34,7 @@ from django.db import (
 )
 
 from kapi.controllers import feed, wakeup, workqueue
-from kapi.controllers.controller import Controller, Item, controller_for
+from kapi.controllers.controller import Controller, Item, controller_for, long_running
 from kapi.observability import origin
 from kapi.observability.context import (
     current_request_id,
@@ -39,7 +43,7 @@ from kapi.observability.context import (
 )
 from kapi.registry.store import Registry
 
-__all__ = ["BATCH", "GROUP", "GROUP_SECONDS", "run_batch", "sweep"]
+__all__ = ["BATCH", "GROUP", "GROUP_SECONDS", "run_batch", "run_long", "sweep"]
 
 log = logging.getLogger(__name__)
 #: One line per key reconciled (controller, object, outcome, duration, request id).
@@ -110,11 +114,63 @@ def _order(items: list[Item]) -> list[Item]:
     return sorted(items, key=lambda i: (not first(i), i.id))
 
 
-def run_batch(limit: int = BATCH) -> int:
-    """Claim and reconcile one batch; returns how many keys it claimed."""
-    items = _order(workqueue.claim(limit))
+class _Lease:
+    """Extends the lease of ``items`` every third of its length while the
+    block runs, on a connection of its own (a thread). A killed worker's
+    thread dies with it, and the lease runs out as any other."""
+
+    def __init__(self, items: list[Item]) -> None:
+        self._items = items
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._keep, name="kapi-lease", daemon=True)
+
+    def __enter__(self) -> None:
+        self._thread.start()
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _keep(self) -> None:
+        try:
+            while not self._stop.wait(workqueue.LEASE_SECONDS / 3):
+                try:
+                    workqueue.extend(self._items)
+                except DatabaseError:
+                    log.warning("could not extend a lease", exc_info=True)
+        finally:
+            connection.close()  # this thread's own connection
+
+
+def run_long() -> int:
+    """Claim and reconcile one key of a long-running controller, if one is
+    due; returns how many it claimed (0 or 1)."""
+    names = long_running()
+    if not names:
+        return 0
+    items = workqueue.claim(1, names, only=True)
     if not items:
         return 0
+    with _Lease(items):
+        _run(items)
+    if workqueue.any_due():
+        wakeup.wake_workers()
+    return 1
+
+
+def run_batch(limit: int = BATCH) -> int:
+    """Claim and reconcile one batch of keys of the other controllers;
+    returns how many it claimed."""
+    items = _order(workqueue.claim(limit, long_running()))
+    if not items:
+        return 0
+    _run(items)
+    if len(items) == limit:
+        wakeup.wake_workers()
+    return len(items)
+
+
+def _run(items: list[Item]) -> None:
     # Should this worker die with the leases, the timer finds them expired.
     wakeup.arm_timer(workqueue.LEASE_SECONDS)
     registry = Registry()
@@ -149,8 +205,10 @@ def run_batch(limit: int = BATCH) -> int:
                     exc,
                     exc_info=not isinstance(exc, controller.quiet_errors),
                 )
-                delay = workqueue.backoff(item.attempts)
-                workqueue.requeue(item, delay)
+                delay = workqueue.backoff(
+                    item.attempts, controller.backoff_base, controller.backoff_max
+                )
+                workqueue.requeue(item, delay, failed=True)
                 wakeup.arm_timer(delay)
                 continue
             if again is None:
@@ -175,9 +233,6 @@ def run_batch(limit: int = BATCH) -> int:
             workqueue.release(items[index:] + undone)
         except DatabaseError:
             log.warning("could not release work item leases; they will expire", exc_info=True)
-    if len(items) == limit:
-        wakeup.wake_workers()
-    return len(items)
 
 
 def _reconcile_as_its_request(
@@ -202,7 +257,7 @@ def _reconcile_as_its_request(
         item_log.info(
             "work item",
             extra={"fields": {
-                "controller": item.controller, "key": item.key,
+                "kind": item.controller, "key": item.key,
                 "group": item.group, "resource": item.resource,
                 "namespace": item.namespace, "name": item.name,
                 "attempt": item.attempts, "outcome": outcome,

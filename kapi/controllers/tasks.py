@@ -34,7 +34,11 @@ def process_changes(name: str) -> None:
 
 @app.task(name="kapi.controllers.work", **_COMMON)
 def work() -> None:
-    runner.run_batch()
+    """Reconcile a batch of due keys, then one long-running key (a Sync)."""
+    claimed = runner.run_batch()
+    claimed += runner.run_long()
+    if not claimed:
+        nothing_done()
 
 
 @app.task(name="kapi.controllers.sweep", **_COMMON)
