@@ -190,15 +190,9 @@ KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
 # URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
 KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")
-KAPI_CONTROLLERS.append("sync.controllers")
-# The sync's change scan (drift and triggers from the change log) is woken by
-# writes (sync.scanwake); its Syncs and GitRepositories run on the controller
-# runtime (sync.controllers). This slow sweep is only the scan's safety net.
-CELERY_BEAT_SCHEDULE["sync-safety-sweep"] = {
-    "task": "kapi.sync.sweep",
-    "schedule": float(os.environ.get("KAPI_SYNC_SAFETY_SWEEP_SECONDS", "30")),
-    "options": {"expires": 60.0},
-}
+# Syncs and GitRepositories (sync.controllers) and which changes ask for
+# their runs (sync.changes, the runtime's "sync" feed, woken by sync.scanwake).
+KAPI_CONTROLLERS += ["sync.controllers", "sync.changes"]
 # Deleted hosted repositories are kept this long, restorable (sync.retention; 0: not kept).
 SYNC_GIT_RETENTION_DAYS = float(os.environ.get("KAPI_GIT_RETENTION_DAYS", "30"))
 SYNC_GIT_RETENTION_MAX_PER_NAMESPACE = int(os.environ.get("KAPI_GIT_RETENTION_MAX_PER_NAMESPACE", "20"))

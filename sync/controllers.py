@@ -23,7 +23,7 @@ from kapi.controllers.controller import Controller, Item
 from kapi.registry.store import Registry
 from sync.api import GROUP
 
-__all__ = ["CONTROLLERS", "REPOSITORY", "SYNC", "forget", "request"]
+__all__ = ["CONTROLLERS", "REPOSITORY", "SYNC", "forget", "request", "request_all"]
 
 REPOSITORY = "GitRepository"
 SYNC = "Sync"
@@ -35,17 +35,27 @@ _RESOURCES = {SYNC: "syncs", REPOSITORY: "gitrepositories"}
 
 def request(kind: str, namespace: str, name: str, reason: str, drift: bool = False,
             request_id: str | None = None) -> None:
-    """Ask for a run of the Sync or GitRepository (``kind``) after the commit.
+    """Ask for a run of the Sync or GitRepository (``kind``), and wake a
+    worker after the commit.
 
     ``request_id``: the API request behind it (default: the current one); the
     run makes it current, so its log lines carry it."""
-    row: tuple = (_CONTROLLERS[kind], f"{namespace}/{name}", GROUP, _RESOURCES[kind],
-                  namespace, name, "")
-    if request_id is not None:
-        row = (*row, request_id[:128])
-    hints = [reason[:32]] + ([DRIFT] if drift else [])
-    workqueue.request([row], hints=hints)
-    wakeup.wake_workers()
+    if request_all([(kind, namespace, name, reason, drift, request_id)]):
+        wakeup.wake_workers()
+
+
+def request_all(runs: list[tuple]) -> int:
+    """``request`` for each ``(kind, namespace, name, reason, drift,
+    request_id)``, without waking anyone (the caller does); returns how many."""
+    by_hints: dict[tuple[str, ...], list[tuple]] = {}
+    for kind, namespace, name, reason, drift, request_id in runs:
+        row: tuple = (_CONTROLLERS[kind], f"{namespace}/{name}", GROUP, _RESOURCES[kind],
+                      namespace, name, "")
+        if request_id is not None:
+            row = (*row, request_id[:128])
+        hints = (reason[:32], DRIFT) if drift else (reason[:32],)
+        by_hints.setdefault(hints, []).append(row)
+    return sum(workqueue.request(rows, hints=list(h)) for h, rows in by_hints.items())
 
 
 def forget(kind: str, namespace: str, name: str) -> None:

@@ -1,17 +1,17 @@
 """Celery tasks of the sync (thin: names in, one call, nothing out).
 
 Retries only on transient database errors. Syncs and GitRepositories are
-reconciled by the controller runtime (``sync.controllers``), which retries
-failures with backoff (the intent is in the database, not in a message).
+reconciled by the controller runtime (``sync.controllers``, whose changes come
+from the runtime's ``sync`` feed, ``sync.changes``), which retries failures
+with backoff (the intent is in the database, not in a message).
 """
 
 from __future__ import annotations
 
 from celery import shared_task
-from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
-__all__ = ["expire_retained", "housekeeping", "notify", "scan_changes", "sweep"]
+__all__ = ["expire_retained", "housekeeping", "notify"]
 
 _TRANSIENT = (OperationalError, InterfaceError)
 
@@ -23,41 +23,6 @@ def notify(namespace: str, kind: str, name: str, uid: str, type_: str, reason: s
     from sync.notify import deliver
 
     deliver(namespace, kind, name, uid, type_, reason, message, revision)
-
-
-@shared_task(name="kapi.sync.scan_changes", acks_late=True, ignore_result=True,
-             autoretry_for=_TRANSIENT, retry_backoff=True, max_retries=5)
-def scan_changes() -> None:
-    """Woken by a write that may matter (``sync.scanwake``): read the change log."""
-    from kapi.observability.tasks import nothing_done
-    from sync import changes
-
-    read, again = changes.scan()
-    if again:
-        scan_changes.delay()
-    if not read:
-        nothing_done()
-
-
-@shared_task(name="kapi.sync.sweep", acks_late=True, ignore_result=True)
-def sweep() -> None:
-    """The change scan's slow safety beat (a wake lost with a worker or the
-    broker). Logs nothing when it found nothing."""
-    from kapi.observability.tasks import nothing_done
-    from sync import changes
-
-    read, again = changes.scan()
-    if again:
-        scan_changes.delay()
-    if not read:
-        nothing_done()
-
-
-@worker_ready.connect
-def _catch_up_on_start(**_) -> None:
-    """A worker that starts scans once: a wake may have gone with the
-    previous worker or broker."""
-    sweep.delay()
 
 
 @shared_task(name="kapi.sync.expire_retained", acks_late=True, ignore_result=True)

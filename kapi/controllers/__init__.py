@@ -18,7 +18,10 @@ waking workers:
 4. Keys due later arm a due timer (``kapi.duetimer``), never a per-second
    tick. Beat's slow ``sweep`` and ``resync`` are the safety net only.
 
-Controllers: ``kapi.lifecycle.controllers`` (garbage collection, namespaces,
-ClusterRole aggregation) and ``kapi.lifecycle.crdcleanup`` (the CRD cleanup
-finalizer), listed in ``settings.KAPI_CONTROLLERS``.
+Controllers, listed in ``settings.KAPI_CONTROLLERS``:
+``kapi.lifecycle.controllers`` (garbage collection, namespaces, ClusterRole
+aggregation) and ``kapi.lifecycle.crds`` (the CRD cleanup finalizer) on the
+``lifecycle`` feed; ``sync.controllers`` (Syncs and GitRepositories, long
+running: claimed one at a time, their lease extended while they run) with
+``sync.changes`` on the ``sync`` feed.
 """

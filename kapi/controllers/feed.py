@@ -27,7 +27,7 @@ from django.db import connection, transaction
 from kapi.controllers import wakeup
 from kapi.controllers.controller import watches
 from kapi.storage import default_storage
-from kapi.storage.interface import Change
+from kapi.storage.interface import Change, ChangeFilter
 from kapi.wakeflag import WakeFlag, send_on_commit
 
 __all__ = ["BATCH", "Plan", "Watch", "feeds", "run", "wake"]
@@ -52,13 +52,19 @@ class Watch:
     """A controller module's mapping of changes to keys, on feed ``feed``."""
 
     def __init__(
-        self, feed: str, plan: Callable[[], Plan], resync: Callable[[bool], int]
+        self,
+        feed: str,
+        plan: Callable[[], Plan],
+        resync: Callable[[bool], int],
+        select: ChangeFilter | None = None,
     ) -> None:
         #: ``plan()`` makes a fresh Plan per batch. ``resync(full)`` requests,
         #: without bumping, every key the objects say is unfinished: the slow
         #: safety sweep; ``full`` also what only a change could have asked for
         #: (the history went past the cursor). Returns how many keys.
-        self.feed, self.plan, self.resync = feed, plan, resync
+        #: ``select``: the changes it needs (None: all); a feed reads what
+        #: any of its watches needs.
+        self.feed, self.plan, self.resync, self.select = feed, plan, resync, select
 
 
 @cache
@@ -68,6 +74,17 @@ def feeds() -> dict[str, list[Watch]]:
     for watch in watches():
         found.setdefault(watch.feed, []).append(watch)
     return found
+
+
+def _select(name: str) -> ChangeFilter | None:
+    """What feed ``name`` reads: the union of its watches' filters."""
+    selects = [w.select for w in feeds().get(name, ())]
+    if not selects or any(s is None for s in selects):
+        return None
+    return ChangeFilter(
+        groups=tuple(sorted({g for s in selects for g in s.groups})),
+        labels=tuple(sorted({lab for s in selects for lab in s.labels})),
+    )
 
 
 def _task():
@@ -129,7 +146,7 @@ def run(name: str, max_batches: int = 20) -> bool:
 def _one_batch(name: str) -> int:
     _flag(name).clear()
     storage = default_storage()
-    batch = storage.read_feed(name, BATCH)
+    batch = storage.read_feed(name, BATCH, _select(name))
     if batch.expired:
         log.warning("change log compacted past the %s feed's cursor; resyncing", name)
         with transaction.atomic():

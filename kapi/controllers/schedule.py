@@ -5,12 +5,14 @@ Writes wake the feeds (``feed.wake``) and keys due later arm a timer
 ``expires`` drops sweeps that waited too long in the queue (workers down), so
 they do not pile up."""
 
+import os
+
 __all__ = ["BEAT_SCHEDULE"]
 
 BEAT_SCHEDULE = {
     "kapi-controllers-sweep": {
         "task": "kapi.controllers.sweep",
-        "schedule": 30.0,
+        "schedule": float(os.environ.get("KAPI_CONTROLLERS_SAFETY_SWEEP_SECONDS", "30")),
         "options": {"expires": 60},
     },
     "kapi-controllers-resync": {

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Change",
+    "ChangeFilter",
     "FeedBatch",
     "Key",
     "ListPage",
@@ -56,6 +57,16 @@ class Change:
     metadata: dict[str, Any]
     status: dict[str, Any]
     request_id: str = ""
+
+
+@dataclass(frozen=True)
+class ChangeFilter:
+    """Which changes a feed reads: those of an object in one of ``groups`` or
+    carrying one of the label keys ``labels``. ``None`` instead of a filter:
+    every change."""
+
+    groups: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,11 +186,13 @@ class Storage(ABC):
         it too (a needless refresh for the caller, never a missed one)."""
 
     @abstractmethod
-    def read_feed(self, consumer: str, limit: int) -> FeedBatch:
-        """At most ``limit`` changes after ``consumer``'s durable cursor, up to
-        ``current_revision()`` (so a version committed late is never skipped).
-        ``end`` is the last change's version when the batch is full, else that
-        revision."""
+    def read_feed(
+        self, consumer: str, limit: int, select: ChangeFilter | None = None
+    ) -> FeedBatch:
+        """At most ``limit`` changes (that ``select`` matches) after
+        ``consumer``'s durable cursor, up to ``current_revision()`` (so a
+        version committed late is never skipped). ``end`` is the last change's
+        version when the batch is full, else that revision."""
 
     @abstractmethod
     def advance_feed(self, consumer: str, revision: int) -> None:

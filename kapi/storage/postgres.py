@@ -38,6 +38,7 @@ from kapi.storage.errors import (
 )
 from kapi.storage.interface import (
     Change,
+    ChangeFilter,
     FeedBatch,
     Key,
     ListPage,
@@ -133,9 +134,11 @@ _FEED_CHANGES = """
 SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.uid::text, c.type,
        c.data->'metadata', c.data->'status', coalesce(o.request_id, '')
 FROM kapi_change c LEFT JOIN kapi_write_origin o ON o.uid = c.uid
-WHERE c.resource_version > %s AND c.resource_version <= %s
+WHERE c.resource_version > %s AND c.resource_version <= %s{where}
 ORDER BY c.resource_version LIMIT %s
 """
+_FEED_FILTER = """
+  AND (c."group" = ANY(%s::text[]) OR c.data->'metadata'->'labels' ?| %s::text[])"""
 
 _FEED_ADVANCE = """
 INSERT INTO kapi_feed_cursor (consumer, revision) VALUES (%s, %s)
@@ -326,7 +329,9 @@ class PostgresStorage(Storage):
             row = cur.fetchone()
         return int(row[0]) if row else 0
 
-    def read_feed(self, consumer: str, limit: int) -> FeedBatch:
+    def read_feed(
+        self, consumer: str, limit: int, select: ChangeFilter | None = None
+    ) -> FeedBatch:
         horizon = self.current_revision()
         with _cursor() as cur:
             cur.execute(_FEED_POSITION, [consumer])
@@ -334,7 +339,13 @@ class PostgresStorage(Storage):
         if row is None or row[0] < self.compacted_revision():
             return FeedBatch([], horizon, expired=True)
         with _cursor() as cur:
-            cur.execute(_FEED_CHANGES, [row[0], horizon, limit])
+            if select is None:
+                cur.execute(_FEED_CHANGES.format(where=""), [row[0], horizon, limit])
+            else:
+                cur.execute(
+                    _FEED_CHANGES.format(where=_FEED_FILTER),
+                    [row[0], horizon, list(select.groups), list(select.labels), limit],
+                )
             rows = cur.fetchall()
         changes = [
             Change(rv, type_, Key(g, r, ns, n), uid, _loads(meta) or {}, _loads(status) or {}, req)

@@ -352,3 +352,22 @@ def test_a_feed_behind_the_compacted_history_is_expired(storage, resource) -> No
         pass
     batch = storage.read_feed(consumer, 10)
     assert batch.expired and batch.changes == [] and batch.end >= target
+
+
+def test_a_filtered_feed_reads_only_the_groups_and_labels_it_names(storage, resource) -> None:
+    from kapi.storage.interface import ChangeFilter
+
+    consumer = f"contract-{resource}"
+    storage.advance_feed(consumer, storage.current_revision())
+    other = f"other.{GROUP}"
+    storage.create(Key(GROUP, resource, "", "in-group"), _obj("in-group"))
+    labelled = _obj("labelled")
+    labelled["metadata"]["labels"] = {"contract.test/owner": "x"}
+    storage.create(Key(other, resource, "", "labelled"), labelled)
+    storage.create(Key(other, resource, "", "neither"), _obj("neither"))
+    select = ChangeFilter(groups=(GROUP,), labels=("contract.test/owner",))
+    batch = storage.read_feed(consumer, 1000, select)
+    names = sorted(c.key.name for c in batch.changes if c.key.resource == resource)
+    assert names == ["in-group", "labelled"]
+    full = storage.read_feed(consumer, 1, select)
+    assert full.end == full.changes[-1].revision, "a full filtered batch ends at its last change"
