@@ -7,7 +7,9 @@ from django.db import migrations
 _MOVE_CURSOR = """
 INSERT INTO kapi_feed_cursor (consumer, revision)
 SELECT 'sync', revision FROM sync_change_cursor WHERE id = 1
-ON CONFLICT (consumer) DO NOTHING
+ON CONFLICT (consumer) DO NOTHING;
+-- The sync's timer named a task that is gone (kapi.sync.sweep).
+DELETE FROM kapi_due_timer WHERE name = 'sync';
 """
 
 
