@@ -1,19 +1,35 @@
 """The generator of the ``messages_*`` tables, from Kubernetes' published sources.
 
-Reads a directory laid out like Go import paths (``k8s.io/api/core/v1/``,
-``k8s.io/apimachinery/pkg/apis/meta/v1/``: a checkout of k8s.io/api,
-apimachinery, apiextensions-apiserver and kube-aggregator at the served
-release; kapi does not keep a copy) holding each package's
-``generated.proto`` and the Go files with ``protobuf:"..."`` struct tags:
+It works in two steps: *describe* (sources → a ``Description``: message tables and
+kinds) and *render* (``Description`` → module text). The committed modules are
+exactly ``render``'s output, which ``tests/protobuf/test_generate.py`` checks by
+reading each one back (``committed``) and rendering it again.
+
+Descriptions come from one of two places:
+
+**A source checkout** (``describe``): a directory laid out like Go import paths
+(``k8s.io/api/core/v1/``, ``k8s.io/apimachinery/pkg/apis/meta/v1/``: k8s.io/api,
+apimachinery, apiextensions-apiserver and kube-aggregator at the served release;
+kapi does not keep a copy) holding each package's ``generated.proto`` and the Go
+files with ``protobuf:"..."`` struct tags:
 
 * field numbers and types come from ``generated.proto``;
 * JSON names, ``*`` (a pointer, or no ``omitempty``: the zero value is kept) and
   embedded structs (JSON name ``""``) from the Go struct tags;
 * kinds are the Go structs that embed ``TypeMeta``; ``type X []T`` is a named slice.
 
+**A kubectl binary** (``kapi.protobuf.fromkubectl``): the struct tags kubectl carries for
+``reflect`` (``kapi.protobuf.gotypes``) give numbers, wire types, proto and JSON
+names of every k8s.io/api and apimachinery type kubectl reaches; each committed
+message kubectl has is rebuilt from them, keeping only fields the served release's
+published definitions have (a later kubectl may know newer fields), and messages
+the new fields need are added. apiextensions-apiserver and kube-aggregator are not
+linked into kubectl, so those tables keep what the sources gave.
+
 Regenerate::
 
-    python kapi/protobuf/generate.py PATH/TO/SOURCES kapi/protobuf
+    python -m kapi.protobuf.generate PATH/TO/SOURCES kapi/protobuf
+    python -m kapi.protobuf.generate --kubectl [.venv/bin/kubectl] kapi/protobuf
 
 The output is formatted as ruff formats it; ruff leaves the tables alone
 (``extend-exclude`` in pyproject.toml), so the files are exactly the output.
@@ -23,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import re
+import shutil
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -42,6 +59,7 @@ __all__ = [
     "main",
     "outputs",
     "render",
+    "served_properties",
 ]
 
 #: module suffix → (API versions, proto packages under k8s.io/api, extra packages)
@@ -430,8 +448,19 @@ def outputs(root: Path) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> None:
-    root, out = Path(argv[0]), Path(argv[1])
-    for name, text in outputs(root).items():
+    """``SOURCES OUT`` generates from a source checkout; ``--kubectl [BINARY] OUT``
+    refreshes the committed tables from a kubectl binary (default: the one on PATH)."""
+    if argv and argv[0] == "--kubectl":
+        binary = argv[1] if len(argv) > 2 else shutil.which("kubectl")
+        if binary is None:
+            raise SystemExit("no kubectl on PATH; name the binary")
+        from kapi.protobuf.fromkubectl import from_kubectl  # it imports this module
+
+        files = from_kubectl(binary)
+    else:
+        files = outputs(Path(argv[0]))
+    out = Path(argv[-1])
+    for name, text in files.items():
         (out / name).write_text(text)
 
 

@@ -736,6 +736,7 @@ MESSAGES: dict[str, Message] = {
         9: ("operatingSystem", "*string"),
         10: ("architecture", "*string"),
         11: ("swap", "core.v1.NodeSwapStatus"),
+        12: ("runningInUserNamespace", "*bool"),
     },
     "core.v1.ObjectFieldSelector": {
         1: ("apiVersion", "string"),

@@ -128,6 +128,11 @@ MESSAGES: dict[str, Message] = {
     "resource.v1.DeviceCounterConsumption": {
         1: ("counterSet", "*string"),
         2: ("counters", "map[string]resource.v1.Counter"),
+        3: ("compatibilityGroups", "[]string"),
+    },
+    "resource.v1.DeviceDerivedAttribute": {
+        1: ("name", "*string"),
+        2: ("expression", "*string"),
     },
     "resource.v1.DeviceRequest": {
         1: ("name", "*string"),
@@ -158,6 +163,7 @@ MESSAGES: dict[str, Message] = {
         5: ("count", "int64"),
         6: ("tolerations", "[]resource.v1.DeviceToleration"),
         7: ("capacity", "resource.v1.CapacityRequirements"),
+        8: ("derivedAttributes", "[]resource.v1.DeviceDerivedAttribute"),
     },
     "resource.v1.DeviceTaint": {
         1: ("key", "*string"),
@@ -201,6 +207,7 @@ MESSAGES: dict[str, Message] = {
         5: ("adminAccess", "*bool"),
         6: ("tolerations", "[]resource.v1.DeviceToleration"),
         7: ("capacity", "resource.v1.CapacityRequirements"),
+        8: ("derivedAttributes", "[]resource.v1.DeviceDerivedAttribute"),
     },
     "resource.v1.NetworkDeviceData": {
         1: ("interfaceName", "string"),
