@@ -75,3 +75,103 @@ def test_every_table_module_is_generated_and_loaded() -> None:
 def test_gitattributes_marks_the_tables_generated() -> None:
     attributes = (PACKAGE.parents[1] / ".gitattributes").read_text().splitlines()
     assert "kapi/protobuf/messages_*.py linguist-generated=true" in attributes
+
+
+def _synthetic_sources(root: Path) -> None:
+    """Write, from the committed tables, a source tree in the layout ``describe``
+    reads (a ``generated.proto`` and a ``types.go`` per package). It is made up
+    here, not Kubernetes' text, and says exactly what the tables say."""
+    packages = {  # table package → (import path, proto package)
+        generate._short(path.replace("/", ".")): (path, path.replace("/", "."))
+        for path in generate.META_PACKAGES
+    }
+    for _versions, group_packages in generate.GROUPS.values():
+        for package in group_packages:
+            path = generate._import_path(package)
+            proto = path.replace("/", ".").replace("-", "_")
+            packages[generate._short(proto)] = (path, proto)
+    kinds = {
+        f"{package}.{kind}"
+        for module in generate.GROUPS
+        for package, names in generate.committed(module).kinds.values()
+        for kind in names
+    }
+    files: dict[str, tuple[list[str], list[str]]] = {}
+    for module in generate.MODULES:
+        for name, table in generate.committed(module).messages.items():
+            package, _, message = name.rpartition(".")
+            proto, go = files.setdefault(package, ([], []))
+            if isinstance(table, str) and table.startswith("[]"):
+                items = f"  repeated {_proto(table[2:])} items = 1;\n"
+                proto.append(f"message {message} {{\n{items}}}\n")
+                go.append(f"type {message} []{table[2:]}\n")
+                continue
+            fields = [] if isinstance(table, str) else sorted(table.items())
+            proto.append(
+                f"message {message} {{\n"
+                + "".join(
+                    f"  {_label(type_)} {_proto(type_)} f{n} = {n};\n"
+                    for n, (_json_name, type_) in fields
+                )
+                + "}\n"
+            )
+            struct = ["\tmetav1.TypeMeta `json:\",inline\"`"] if name in kinds else []
+            for number, (json_name, type_) in fields:
+                go_type = "*x" if type_.startswith("*") else "x"
+                json_tag = f"{json_name},omitempty" if json_name else ",inline"
+                if type_.startswith("*"):
+                    json_tag = json_name
+                protobuf = f"bytes,{number},opt,name=f{number}"
+                struct.append(
+                    f'\tF{number} {go_type} `json:"{json_tag}" protobuf:"{protobuf}"`'
+                )
+            go.append(f"type {message} struct {{\n" + "\n".join(struct) + "\n}\n")
+    for package, (proto, go) in files.items():
+        path, proto_package = packages[package]
+        directory = root / path
+        directory.mkdir(parents=True)
+        (directory / "generated.proto").write_text(
+            f"package {proto_package};\n\n" + "\n".join(proto)
+        )
+        (directory / "types.go").write_text("package x\n\n" + "\n".join(go))
+    for package in packages.values():  # envelope-only or empty packages
+        (root / package[0]).mkdir(parents=True, exist_ok=True)
+        generated = root / package[0] / "generated.proto"
+        if not generated.exists():
+            generated.write_text(f"package {package[1]};\n")
+
+
+def _label(type_: str) -> str:
+    return "repeated" if type_.startswith("[]") else "optional"
+
+
+def _proto(type_: str) -> str:
+    type_ = type_.lstrip("*").removeprefix("[]")
+    if type_.startswith("map["):
+        key, _, value = type_[4:].partition("]")
+        return f"map<{_proto(key)}, {_proto(value)}>"
+    if type_ in generate._SCALARS:
+        return type_
+    package, _, name = type_.rpartition(".")
+    return f".{_qualified(package)}.{name}"
+
+
+def _qualified(package: str) -> str:
+    for path in generate.META_PACKAGES:
+        proto = path.replace("/", ".")
+        if generate._short(proto) == package:
+            return proto
+    for _versions, packages in generate.GROUPS.values():
+        for name in packages:
+            proto = generate._import_path(name).replace("/", ".").replace("-", "_")
+            if generate._short(proto) == package:
+                return proto
+    raise KeyError(package)
+
+
+def test_describe_reads_sources_back(tmp_path: Path) -> None:
+    """The source-checkout path (``describe``) gives the committed tables back from
+    sources that say what they say: the extractor and the renderer agree."""
+    _synthetic_sources(tmp_path)
+    for name, text in generate.outputs(tmp_path).items():
+        assert text == (PACKAGE / name).read_text(), name
