@@ -15,16 +15,15 @@ from pathlib import Path
 
 from kapi.protobuf import gotypes
 from kapi.protobuf.generate import (
-    _SCALARS,
     MODULES,
     SPECIAL,
     Description,
-    _referenced,
-    _short,
     committed,
+    referenced,
     render,
+    short_package,
 )
-from kapi.protobuf.schema import Message
+from kapi.protobuf.schema import SCALARS, Message
 
 __all__ = [
     "from_kubectl",
@@ -52,7 +51,7 @@ _WIRE_SCALARS = {
 def go_message_name(go_name: str) -> str:
     """``k8s.io/api/core/v1.Pod`` → ``core.v1.Pod`` (the tables' message names)."""
     package, _, name = go_name.rpartition(".")
-    return f"{_short(package.replace('/', '.'))}.{name}"
+    return f"{short_package(package.replace('/', '.'))}.{name}"
 
 
 def _split_map(go_type: str) -> tuple[str, str]:
@@ -98,10 +97,11 @@ def go_message(types: gotypes.GoTypes, go_name: str) -> Message:
         tag = gotypes.protobuf_tag(field.tag)
         if tag is None:
             continue
-        json_name, _, options = (gotypes.parse_tag(field.tag, "json") or "").partition(",")
+        json_tag = gotypes.parse_tag(field.tag, "json") or ""
+        json_name, _, options = json_tag.partition(",")
         type_ = _proto_type(types, field.type, tag.wire)
         kept = field.type.startswith("*") or "omitempty" not in options.split(",")
-        if type_ in _SCALARS and kept:
+        if type_ in SCALARS and kept:
             type_ = "*" + type_
         table[tag.number] = (json_name, type_)
     return dict(sorted(table.items()))
@@ -162,7 +162,7 @@ def refresh(description: Description, types: gotypes.GoTypes) -> Description:
         messages[name] = served_message(types, names[name])
         queue.extend(
             new
-            for new in _referenced(messages[name])
+            for new in referenced(messages[name])
             if new not in messages and new.rpartition(".")[0] in own
         )
     return Description(description.module, messages, description.kinds)

@@ -45,7 +45,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from kapi.protobuf.schema import Message
+from kapi.protobuf.schema import SCALARS, Message
 
 __all__ = [
     "GROUPS",
@@ -56,10 +56,12 @@ __all__ = [
     "Description",
     "committed",
     "describe",
+    "import_path",
     "main",
     "outputs",
+    "referenced",
     "render",
-    "served_properties",
+    "short_package",
 ]
 
 #: module suffix → (API versions, proto packages under k8s.io/api, extra packages)
@@ -115,10 +117,6 @@ SPECIAL = {
     "resource.QuantityValue": "quantity",
     "runtime.RawExtension": "json",
 }
-_SCALARS = {
-    "bool", "bytes", "double", "fixed32", "fixed64", "float", "int32", "int64",
-    "sfixed32", "sfixed64", "sint32", "sint64", "string", "uint32", "uint64",
-}  # fmt: skip
 _PACKAGES = {
     "k8s.io.apimachinery.pkg.api.resource": "resource",
     "k8s.io.apimachinery.pkg.apis.meta.v1": "meta.v1",
@@ -145,7 +143,10 @@ class GoField:
     inline: bool
 
 
-def _short(package: str) -> str:
+def short_package(package: str) -> str:
+    """A proto package as the tables' message names spell it:
+    ``k8s.io.api.core.v1`` → ``core.v1``, ``k8s.io.apimachinery.pkg.apis.meta.v1``
+    → ``meta.v1``."""
     if package in _PACKAGES:
         return _PACKAGES[package]
     if ".pkg.apis." in package:  # k8s.io.kube_aggregator.pkg.apis.apiregistration.v1
@@ -153,18 +154,18 @@ def _short(package: str) -> str:
     return package.removeprefix("k8s.io.api.")
 
 
-def _import_path(package: str) -> str:
+def import_path(package: str) -> str:
     """``core/v1`` is k8s.io/api's; other repositories are named in full."""
     return package if package.startswith("k8s.io/") else f"k8s.io/api/{package}"
 
 
 def _type_name(proto_type: str, package: str) -> str:
-    if proto_type in _SCALARS:
+    if proto_type in SCALARS:
         return proto_type
     if proto_type.startswith("."):
         qualified = proto_type[1:]
-        return f"{_short(qualified.rpartition('.')[0])}.{qualified.rpartition('.')[2]}"
-    return f"{_short(package)}.{proto_type}"
+        return f"{short_package(qualified.rpartition('.')[0])}.{qualified.rpartition('.')[2]}"
+    return f"{short_package(package)}.{proto_type}"
 
 
 def _go_structs(
@@ -206,7 +207,7 @@ def _messages(root: Path, import_path: str) -> tuple[dict[str, object], list[str
     directory = root / import_path
     proto = (directory / "generated.proto").read_text()
     package = re.search(r"^package ([\w.]+);", proto, re.M).group(1)
-    short = _short(package)
+    short = short_package(package)
     structs, kinds, slices = _go_structs(directory)
     out: dict[str, object] = {}
     for name, body in _MESSAGE.findall(proto):
@@ -230,7 +231,7 @@ def _messages(root: Path, import_path: str) -> tuple[dict[str, object], list[str
                 type_ = _type_name(proto_type, package)
                 if label == "repeated":
                     type_ = "[]" + type_
-                elif type_ in _SCALARS and go_field.pointer_or_kept:
+                elif type_ in SCALARS and go_field.pointer_or_kept:
                     type_ = "*" + type_
             table[number] = (go_field.json_name, type_)
         out[full] = dict(sorted(table.items()))
@@ -239,7 +240,8 @@ def _messages(root: Path, import_path: str) -> tuple[dict[str, object], list[str
     )
 
 
-def _referenced(table: object) -> list[str]:
+def referenced(table: Message) -> list[str]:
+    """The message and scalar names a table's fields (or named slice) use."""
     if isinstance(table, str):
         return [table[2:]] if table.startswith("[]") else []
     names = []
@@ -258,7 +260,7 @@ def _reachable(root: Path) -> set[str]:
     start: list[str] = []
     for api_versions, packages in GROUPS.values():
         for package in packages:
-            found, _kinds = _messages(root, _import_path(package))
+            found, _kinds = _messages(root, import_path(package))
             tables.update(found)
             if package in packages[: len(api_versions)]:
                 start.extend(found)
@@ -268,7 +270,7 @@ def _reachable(root: Path) -> set[str]:
         if name in seen or name not in tables:
             continue
         seen.add(name)
-        start.extend(_referenced(tables[name]))
+        start.extend(referenced(tables[name]))
     return seen
 
 
@@ -314,14 +316,14 @@ def describe(root: Path, module: str) -> Description:
     messages = {}
     kinds: dict[str, tuple[str, tuple[str, ...]]] = {}
     for api_version, package in zip(api_versions, packages, strict=False):
-        found, package_kinds = _messages(root, _import_path(package))
+        found, package_kinds = _messages(root, import_path(package))
         messages.update(found)
         kinds[api_version] = (".".join(package.split("/")[-2:]), tuple(package_kinds))
     for package in packages[len(api_versions) :]:
         # A package without kinds here (scheduling/v1alpha3): only the messages
         # other groups' kinds embed (batch/v1 Job's scheduling constraints).
         used = _reachable(root)
-        found = _messages(root, _import_path(package))[0]
+        found = _messages(root, import_path(package))[0]
         messages.update({name: table for name, table in found.items() if name in used})
     return Description(module, messages, kinds)
 
@@ -415,7 +417,7 @@ def _order(module: str, name: str) -> tuple[int, str]:
     """Messages are sorted by name; ``meta`` takes apimachinery's packages in turn."""
     if module != "meta":
         return (0, name)
-    shorts = [_short(package.replace("/", ".")) for package in META_PACKAGES]
+    shorts = [short_package(package.replace("/", ".")) for package in META_PACKAGES]
     package = name.rpartition(".")[0]
     return (shorts.index(package) if package in shorts else len(shorts), name)
 

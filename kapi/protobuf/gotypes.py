@@ -19,7 +19,7 @@ which is what kubectl 1.3x is built with). ``read`` checks what it finds and
 raises ``ValueError`` for a binary it cannot read.
 
 Types are written with full import paths: ``*k8s.io/api/core/v1.PodSpec``,
-``[]string``, ``map[k8s.io/api/core/v1.ResourceName]k8s.io/apimachinery/pkg/api/resource.Quantity``.
+``[]string``, ``map[string]k8s.io/apimachinery/pkg/api/resource.Quantity``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GoField", "GoTypes", "ProtobufTag", "parse_tag", "read"]
+__all__ = ["GoField", "GoTypes", "ProtobufTag", "parse_tag", "protobuf_tag", "read"]
 
 # internal/abi.Kind
 _KINDS = {
@@ -46,6 +46,9 @@ _TFLAG_NAMED = 4
 _NAME_HAS_TAG = 2
 _NAME_EMBEDDED = 8
 _TYPE = struct.Struct("<QQIBBBBQQii")  # abi.Type: 48 bytes
+#: Bytes of each kind's own fields after abi.Type (ArrayType: Elem, Slice, Len;
+#: MapType, swiss: Key, Elem, Group, Hasher, GroupSize, SlotSize, ElemOff, Flags).
+_KIND_FIELDS = {17: 24, 18: 16, 19: 8, 20: 32, 21: 64, 22: 8, 23: 8, 25: 32}
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,8 @@ class _Reader:
         shoff = struct.unpack_from("<Q", data, 0x28)[0]
         entsize, count, names = struct.unpack_from("<HHH", data, 0x3A)
         headers = [
-            struct.unpack_from("<IIQQQQ", data, shoff + i * entsize) for i in range(count)
+            struct.unpack_from("<IIQQQQ", data, shoff + i * entsize)
+            for i in range(count)
         ]
         strtab = headers[names][4]
         self.sections: dict[str, tuple[int, int, int]] = {}
@@ -169,16 +173,17 @@ class _Walker:
 
     def header(self, address: int) -> tuple[int, int, str, int]:
         fields = _TYPE.unpack_from(self.r.data, self.r.offset(address))
-        tflag, kind, str_off, ptr_to_this = fields[3], fields[6] & 0x1F, fields[9], fields[10]
+        tflag, kind = fields[3], fields[6] & 0x1F
+        str_off, ptr_to_this = fields[9], fields[10]
         text = self.r.name(self.r.types + str_off)[0]
         if tflag & _TFLAG_EXTRA_STAR:
             text = text[1:]
         return tflag, kind, text, ptr_to_this
 
     def package(self, address: int, kind: int) -> str:
-        # UncommonType follows the kind's own fields.
-        extra = {17: 24, 18: 16, 19: 8, 20: 32, 21: 64, 22: 8, 23: 8, 25: 32}.get(kind, 0)
-        pkg_off = struct.unpack_from("<i", self.r.data, self.r.offset(address + 48 + extra))[0]
+        # UncommonType follows abi.Type (48 bytes) and the kind's own fields.
+        at = self.r.offset(address + 48 + _KIND_FIELDS.get(kind, 0))
+        pkg_off = struct.unpack_from("<i", self.r.data, at)[0]
         return self.r.name(self.r.types + pkg_off)[0] if pkg_off else ""
 
     def name(self, address: int) -> str:
@@ -193,7 +198,8 @@ class _Walker:
         elif kind_name == "slice":
             spelled = "[]" + self.name(self.r.u64(address + 48))
         elif kind_name == "array":
-            spelled = f"[{self.r.u64(address + 64)}]" + self.name(self.r.u64(address + 48))
+            length = self.r.u64(address + 64)
+            spelled = f"[{length}]" + self.name(self.r.u64(address + 48))
         elif kind_name == "map":
             key, elem = self.r.u64(address + 48), self.r.u64(address + 56)
             spelled = f"map[{self.name(key)}]{self.name(elem)}"
@@ -223,7 +229,8 @@ class _Walker:
                 "<QQQ", self.r.data, self.r.offset(start + 24 * index)
             )
             name, tag, flags = self.r.name(name_at)
-            fields.append(GoField(name, self.name(type_at), tag, bool(flags & _NAME_EMBEDDED)))
+            embedded = bool(flags & _NAME_EMBEDDED)
+            fields.append(GoField(name, self.name(type_at), tag, embedded))
         return tuple(fields)
 
     def walk(self) -> GoTypes:

@@ -82,14 +82,14 @@ def _synthetic_sources(root: Path) -> None:
     reads (a ``generated.proto`` and a ``types.go`` per package). It is made up
     here, not Kubernetes' text, and says exactly what the tables say."""
     packages = {  # table package → (import path, proto package)
-        generate._short(path.replace("/", ".")): (path, path.replace("/", "."))
+        generate.short_package(path.replace("/", ".")): (path, path.replace("/", "."))
         for path in generate.META_PACKAGES
     }
     for _versions, group_packages in generate.GROUPS.values():
         for package in group_packages:
-            path = generate._import_path(package)
+            path = generate.import_path(package)
             proto = path.replace("/", ".").replace("-", "_")
-            packages[generate._short(proto)] = (path, proto)
+            packages[generate.short_package(proto)] = (path, proto)
     kinds = {
         f"{package}.{kind}"
         for module in generate.GROUPS
@@ -150,7 +150,7 @@ def _proto(type_: str) -> str:
     if type_.startswith("map["):
         key, _, value = type_[4:].partition("]")
         return f"map<{_proto(key)}, {_proto(value)}>"
-    if type_ in generate._SCALARS:
+    if type_ in generate.SCALARS:
         return type_
     package, _, name = type_.rpartition(".")
     return f".{_qualified(package)}.{name}"
@@ -159,12 +159,12 @@ def _proto(type_: str) -> str:
 def _qualified(package: str) -> str:
     for path in generate.META_PACKAGES:
         proto = path.replace("/", ".")
-        if generate._short(proto) == package:
+        if generate.short_package(proto) == package:
             return proto
     for _versions, packages in generate.GROUPS.values():
         for name in packages:
-            proto = generate._import_path(name).replace("/", ".").replace("-", "_")
-            if generate._short(proto) == package:
+            proto = generate.import_path(name).replace("/", ".").replace("-", "_")
+            if generate.short_package(proto) == package:
                 return proto
     raise KeyError(package)
 

@@ -62,15 +62,17 @@ def test_the_reader_finds_what_kube_declares(types: gotypes.GoTypes) -> None:
     """The binary reader is right about a type whose tags are well known."""
     fields = {f.name: f for f in types.structs["k8s.io/api/core/v1.ConfigMap"]}
     assert fields["ObjectMeta"].embedded
-    assert fields["ObjectMeta"].type == "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"
+    meta = "k8s.io/apimachinery/pkg/apis/meta/v1"
+    assert fields["ObjectMeta"].type == f"{meta}.ObjectMeta"
     assert fields["Immutable"].type == "*bool"
     assert gotypes.protobuf_tag(fields["Immutable"].tag) == gotypes.ProtobufTag(
         "varint", 4, "opt", "immutable"
     )
     assert fields["BinaryData"].type == "map[string][]uint8"
     assert gotypes.parse_tag(fields["Data"].tag, "json") == "data,omitempty"
-    assert types.underlying["k8s.io/apimachinery/pkg/apis/meta/v1.Verbs"] == "[]string"
-    assert not any(name.startswith(NOT_IN_KUBECTL) for name in fromkubectl.go_names(types))
+    assert types.underlying[f"{meta}.Verbs"] == "[]string"
+    names = fromkubectl.go_names(types)
+    assert not any(name.startswith(NOT_IN_KUBECTL) for name in names)
 
 
 @pytest.mark.parametrize("module", generate.MODULES)
@@ -191,7 +193,8 @@ def test_node_running_in_user_namespace_round_trips() -> None:
     body = encode_object(node)
     assert decode_object(body) == node
     raw = _field(body[4:], 2)  # runtime.Unknown.raw: the Node
-    # Node.status = 3, NodeStatus.nodeInfo = 7, NodeSystemInfo.runningInUserNamespace = 12
+    # Node.status = 3, NodeStatus.nodeInfo = 7,
+    # NodeSystemInfo.runningInUserNamespace = 12
     assert _field(raw, 3, 7, 12) == 1
 
 
