@@ -18,8 +18,8 @@ files with ``protobuf:"..."`` struct tags:
   embedded structs (JSON name ``""``) from the Go struct tags;
 * kinds are the Go structs that embed ``TypeMeta``; ``type X []T`` is a named slice.
 
-**A kubectl binary** (``kapi.protobuf.fromkubectl``): the struct tags kubectl carries for
-``reflect`` (``kapi.protobuf.gotypes``) give numbers, wire types, proto and JSON
+**A kubectl binary** (``kapi.protobuf.fromkubectl``): the struct tags kubectl
+carries for ``reflect`` (``kapi.protobuf.gotypes``) give numbers, wire types, proto and JSON
 names of every k8s.io/api and apimachinery type kubectl reaches; each committed
 message kubectl has is rebuilt from them, keeping only fields the served release's
 published definitions have (a later kubectl may know newer fields), and messages
@@ -164,7 +164,8 @@ def _type_name(proto_type: str, package: str) -> str:
         return proto_type
     if proto_type.startswith("."):
         qualified = proto_type[1:]
-        return f"{short_package(qualified.rpartition('.')[0])}.{qualified.rpartition('.')[2]}"
+        package, _, name = qualified.rpartition(".")
+        return f"{short_package(package)}.{name}"
     return f"{short_package(package)}.{proto_type}"
 
 
@@ -202,9 +203,9 @@ def _go_structs(
     return structs, kinds, slices
 
 
-def _messages(root: Path, import_path: str) -> tuple[dict[str, object], list[str]]:
-    """The table entries of one proto package, and its kinds."""
-    directory = root / import_path
+def _messages(root: Path, path: str) -> tuple[dict[str, object], list[str]]:
+    """The table entries of one proto package (at import path ``path``), and its kinds."""
+    directory = root / path
     proto = (directory / "generated.proto").read_text()
     package = re.search(r"^package ([\w.]+);", proto, re.M).group(1)
     short = short_package(package)
@@ -433,11 +434,14 @@ def render(description: Description) -> str:
         return "\n".join(lines) + "\n" + _ANY_VERSION_KINDS
     lines.append("")
     lines.append("KINDS: dict[str, tuple[str, tuple[str, ...]]] = {")
-    for api_version, (package, package_kinds) in description.kinds.items():
+    # API versions in GROUPS' order, kinds sorted: as describe makes them.
+    order = GROUPS[module][0]
+    for api_version in sorted(description.kinds, key=order.index):
+        package, package_kinds = description.kinds[api_version]
         lines.append(f'    "{api_version}": (')
         lines.append(f'        "{package}",')
         lines.append("        (")
-        lines.extend(f'            "{kind}",' for kind in package_kinds)
+        lines.extend(f'            "{kind}",' for kind in sorted(package_kinds))
         lines.append("        ),")
         lines.append("    ),")
     lines.append("}")
