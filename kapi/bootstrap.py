@@ -8,9 +8,9 @@ idempotent, so every start and every process may run it.
 from __future__ import annotations
 
 from kapi.errors import StatusError
+from kapi.kinds.namespaces import PROTECTED_NAMESPACES
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
-from kapi.registry.types.namespaces import PROTECTED_NAMESPACES
 
 __all__ = ["ensure_system_namespaces"]
 
