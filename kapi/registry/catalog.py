@@ -35,8 +35,8 @@ __all__ = [
     "Catalog",
     "CustomTypeSource",
     "catalog",
-    "extension_types",
     "invalidate",
+    "provided_types",
     "version_priority",
 ]
 
@@ -136,7 +136,7 @@ class CustomTypeSource:
     types_for: Callable[[dict[str, Any]], list[ResourceType]]
 
 
-def extension_types() -> list[ResourceType]:
+def provided_types() -> list[ResourceType]:
     """The fixed types (``KAPI_RESOURCE_TYPE_PROVIDERS``: dotted paths of
     functions returning ``ResourceType``s), in the order the settings name them:
     of two types with the same group, version and plural the earlier is served."""
@@ -163,7 +163,7 @@ class _State:
     registry must not import the kinds it is handed."""
 
     def __init__(self) -> None:
-        self.fixed = extension_types()
+        self.fixed = provided_types()
         self.source = _custom_source()
         self.catalog = Catalog(self.fixed)
         self.revision: int | None = None
