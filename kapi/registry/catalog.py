@@ -187,7 +187,8 @@ def _current_state() -> _State:
 def _build(state: _State, source: CustomTypeSource) -> Catalog:
     from kapi.storage import ListQuery, default_storage
 
-    page = default_storage().list(ListQuery(group=source.group, resource=source.resource))
+    query = ListQuery(group=source.group, resource=source.resource)
+    page = default_storage().list(query)
     custom = []
     for definition in page.items:
         try:
@@ -209,7 +210,8 @@ def _refresh(state: _State) -> None:
     if source is None:
         return
     try:
-        revision = default_storage().latest_change_revision(source.group, source.resource)
+        storage = default_storage()
+        revision = storage.latest_change_revision(source.group, source.resource)
     except Exception:
         log.debug("catalog freshness check failed", exc_info=True)
         return

@@ -37,7 +37,9 @@ def second_provider() -> tuple[ResourceType, ...]:
     return SECOND
 
 
-def test_the_catalog_serves_the_types_its_providers_hand_in(settings, monkeypatch) -> None:
+def test_the_catalog_serves_the_types_its_providers_hand_in(
+    settings, monkeypatch
+) -> None:
     """Of two types with the same group, version and plural the earlier
     provider's is served; nothing else (no built-in kind) is."""
     settings.KAPI_RESOURCE_TYPE_PROVIDERS = [
@@ -56,7 +58,13 @@ def test_the_catalog_serves_the_types_its_providers_hand_in(settings, monkeypatc
 def test_the_default_settings_hand_in_the_builtin_virtual_and_sync_kinds() -> None:
     types = catalog_module.provided_types()
     kinds = {(t.group, t.kind) for t in types}
-    assert {("", "ConfigMap"), ("authorization.k8s.io", "SubjectAccessReview"),
-            ("sync.kapi.dev", "Sync")} <= kinds
+    assert {
+        ("", "ConfigMap"),
+        ("authorization.k8s.io", "SubjectAccessReview"),
+        ("sync.kapi.dev", "Sync"),
+    } <= kinds
     source = catalog_module._custom_source()
-    assert (source.group, source.resource) == ("apiextensions.k8s.io", "customresourcedefinitions")
+    assert (source.group, source.resource) == (
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+    )

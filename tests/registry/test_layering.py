@@ -16,10 +16,14 @@ _REPO = Path(__file__).resolve().parents[2]
 _PROBE = """
 import importlib, json, pkgutil, sys
 import kapi.registry
-names = [m.name for m in pkgutil.walk_packages(kapi.registry.__path__, "kapi.registry.")]
+prefix = "kapi.registry."
+names = [m.name for m in pkgutil.walk_packages(kapi.registry.__path__, prefix)]
 for name in names:
     importlib.import_module(name)
-loaded = sorted(m for m in sys.modules if m.split(".")[:2] == ["kapi", "kinds"] or m.split(".")[0] == "sync")
+loaded = sorted(
+    m for m in sys.modules
+    if m.split(".")[:2] == ["kapi", "kinds"] or m.split(".")[0] == "sync"
+)
 print(json.dumps({"imported": names, "kinds": loaded}))
 """
 
