@@ -108,7 +108,7 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = None
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["kapi.api.authentication.BearerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["kapi.api.access.KubernetesAccess"],
+    "DEFAULT_PERMISSION_CLASSES": ["kapi.api.filters.KubernetesAccess"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "kapi.api.negotiation.KubernetesContentNegotiation",
     "DEFAULT_PARSER_CLASSES": [
         "kapi.api.parsers.JSONParser",
