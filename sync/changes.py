@@ -28,7 +28,7 @@ from django.db import connection
 
 from kapi.observability import origin
 from sync import history, pruneguard, queue
-from sync.kinds import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
+from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
 __all__ = ["drifted", "owning_sync", "run_reason", "scan"]
 

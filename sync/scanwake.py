@@ -15,7 +15,7 @@ import logging
 
 from kapi.wakeflag import WakeFlag
 from sync import changes, queue
-from sync.kinds import GROUP
+from sync.api import GROUP
 
 __all__ = ["wake_scan", "wake_scan_on_write"]
 

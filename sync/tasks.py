@@ -109,7 +109,7 @@ def _read(which: str, namespace: str, name: str) -> dict | None:
     """The object after a pass (None once it is gone), for the metrics."""
     from kapi import errors
     from kapi.registry.store import Registry
-    from sync.kinds import repository_type, sync_type
+    from sync.api import repository_type, sync_type
 
     rt = sync_type() if which == "sync" else repository_type()
     try:
