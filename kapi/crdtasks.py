@@ -30,7 +30,7 @@ AGAIN_SECONDS = 1.0
     max_retries=5,
 )
 def cleanup_crd(name: str) -> None:
-    from kapi.registry.crdcleanup import cleanup_crd as run
+    from kapi.kinds.crdcleanup import cleanup_crd as run
 
     if not run(name):
         cleanup_crd.apply_async((name,), countdown=AGAIN_SECONDS)
@@ -40,9 +40,9 @@ def cleanup_crd(name: str) -> None:
 def sweep_crd_cleanup() -> None:
     """Beat's safety net and trigger: enqueue a pass for every CRD being deleted,
     and give CRDs waiting for names those another CRD released since."""
+    from kapi.kinds.crdcleanup import crds_to_clean_up
+    from kapi.kinds.crdnames import reconcile_waiting
     from kapi.observability.tasks import nothing_done
-    from kapi.registry.crdcleanup import crds_to_clean_up
-    from kapi.registry.crdnames import reconcile_waiting
 
     names = crds_to_clean_up()
     for name in names:
@@ -53,7 +53,7 @@ def sweep_crd_cleanup() -> None:
 
 def wake_cleanup_on_write(rt, obj: dict, deleted: bool) -> None:
     """A ``WRITE_OBSERVERS`` entry: a CRD being deleted gets its cleanup pass."""
-    from kapi.registry.types.customresourcedefinitions import CLEANUP_FINALIZER
+    from kapi.kinds.customresourcedefinitions import CLEANUP_FINALIZER
 
     if rt.stored_resource != "customresourcedefinitions" or deleted:
         return

@@ -11,12 +11,12 @@ stop serving the kind.
 from __future__ import annotations
 
 from kapi import errors
+from kapi.kinds.crdnames import reconcile_waiting
+from kapi.kinds.custom import types_for_crd
+from kapi.kinds.customresourcedefinitions import CLEANUP_FINALIZER
 from kapi.registry.catalog import catalog
-from kapi.registry.crdnames import reconcile_waiting
-from kapi.registry.custom import types_for_crd
 from kapi.registry.options import DeleteOptions
 from kapi.registry.store import Registry
-from kapi.registry.types.customresourcedefinitions import CLEANUP_FINALIZER
 from kapi.storage import ListQuery
 
 __all__ = ["cleanup_crd", "crds_to_clean_up"]
