@@ -104,7 +104,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from kapi.registry.custom import CustomResourceStrategy
+    from kapi.kinds.custom import CustomResourceStrategy
     from kapi.registry.structural import compile_rules
 
     schema = _schema(args.rules)

@@ -135,7 +135,7 @@ def validation_cost(calls: int) -> list[float]:
     import django
 
     django.setup()
-    from kapi.registry.builtin import BUILTIN_TYPES
+    from kapi.kinds.builtin import BUILTIN_TYPES
 
     rt = next(t for t in BUILTIN_TYPES if t.group == "apps" and t.plural == "deployments")
     obj = deployment()

@@ -1,5 +1,5 @@
 """Objects that exist from the start: the system namespaces and the bootstrap
-RBAC policy (``kapi.auth.bootstrap``).
+RBAC policy (``kapi.auth.bootstrappolicy``).
 
 Created through the registry (the one write path) after every ``migrate``;
 idempotent, so every start and every process may run it.
@@ -8,9 +8,9 @@ idempotent, so every start and every process may run it.
 from __future__ import annotations
 
 from kapi.errors import StatusError
+from kapi.kinds.namespaces import PROTECTED_NAMESPACES
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
-from kapi.registry.types.namespaces import PROTECTED_NAMESPACES
 
 __all__ = ["ensure_system_namespaces"]
 
@@ -29,7 +29,7 @@ def ensure_system_namespaces(registry: Registry | None = None) -> None:
 def _on_post_migrate(sender, **kwargs) -> None:
     if getattr(sender, "name", "") == "kapi":
         ensure_system_namespaces()
-        from kapi.auth.bootstrap import ensure_bootstrap_policy
+        from kapi.auth.bootstrappolicy import ensure_bootstrap_policy
 
         ensure_bootstrap_policy()
         from kapi.lifecycle.aggregation import sync_all

@@ -108,7 +108,7 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = None
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["kapi.api.authentication.BearerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["kapi.api.access.KubernetesAccess"],
+    "DEFAULT_PERMISSION_CLASSES": ["kapi.api.filters.KubernetesAccess"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "kapi.api.negotiation.KubernetesContentNegotiation",
     "DEFAULT_PARSER_CLASSES": [
         "kapi.api.parsers.JSONParser",
@@ -185,8 +185,16 @@ LOGGING = {
     },
 }
 
-# Resource types served by installed apps (the sync app's sync.kapi.dev kinds).
-KAPI_RESOURCE_TYPE_PROVIDERS = ["sync.api.resource_types"]
+# The resource types the catalog serves (kapi.registry.catalog), handed in so the
+# generic registry imports no kind: kube's built-in kinds, the virtual reviews and
+# the sync app's sync.kapi.dev kinds (earlier ones win a name clash); custom
+# resources from stored CustomResourceDefinitions.
+KAPI_RESOURCE_TYPE_PROVIDERS = [
+    "kapi.kinds.builtin.resource_types",
+    "kapi.kinds.virtual.resource_types",
+    "sync.api.resource_types",
+]
+KAPI_CUSTOM_RESOURCE_TYPES = "kapi.kinds.custom.CUSTOM_RESOURCE_TYPES"
 # URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
 KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")

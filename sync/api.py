@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from kapi.errors import Cause
-from kapi.registry.custom import CustomResourceStrategy, types_for_crd
+from kapi.kinds.custom import CustomResourceStrategy, types_for_crd
 from kapi.registry.resource import ResourceType
 
 __all__ = [

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kapi import errors
+from kapi.kinds.custom import types_for_crd
 from kapi.patch import APPLY_PATCH
 from kapi.registry.catalog import catalog
-from kapi.registry.custom import types_for_crd
 from kapi.registry.fields import check_fields
 from kapi.registry.options import DeleteOptions, PatchOptions
 from kapi.registry.resource import ResourceType

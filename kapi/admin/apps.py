@@ -22,6 +22,6 @@ class KapiAdminConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from kapi.admin.bootstrap import on_post_migrate
+        from kapi.admin.superuser import on_post_migrate
 
         post_migrate.connect(on_post_migrate, sender=self)

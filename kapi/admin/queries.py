@@ -1,9 +1,10 @@
-"""Reads for the admin pages, straight from the tables the API serves.
+"""Reads for the admin pages, as the API serves them.
 
-Each function is one SQL statement, so that a page costs a fixed number of
-queries whatever it shows (no N+1). Lists use keyset pagination on an index
-(``kapi_object_key`` for name order, ``kapi_object_rv`` for change order), never
-OFFSET, so the 1,000th page costs what the first does.
+The statements live in storage (``kapi.storage.browse``, and ``Storage`` for
+kind counts and namespace names); this module turns the admin's request
+(sort names, opaque cursors, a label selector as typed) into those reads and
+stored rows into objects in the version the page shows. A page costs a fixed
+number of queries whatever it shows (no N+1).
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from django.db import connection
 
-from kapi.models import Change
 from kapi.registry.resource import ResourceType
 from kapi.selectors import parse_label_selector
-from kapi.storage import selection
+from kapi.storage import browse, default_storage
+from kapi.storage.browse import ChangeEntry
 
 __all__ = [
     "SORTS",
@@ -32,20 +32,22 @@ __all__ = [
     "list_page",
     "namespaces",
     "related_events",
-    "to_object",
     "versions",
 ]
 
 Object = dict[str, Any]
 
 #: Sort keys offered on list pages: name order (by namespace, then name) or
-#: change order (resourceVersion), each both ways.
+#: change order (resourceVersion), each both ways: (storage order, descending).
 SORTS = {
-    "name": ("namespace, name", ("namespace", "name"), False),
-    "-name": ("namespace DESC, name DESC", ("namespace", "name"), True),
-    "updated": ("resource_version", ("resource_version",), False),
-    "-updated": ("resource_version DESC", ("resource_version",), True),
+    "name": ("name", False),
+    "-name": ("name", True),
+    "updated": ("updated", False),
+    "-updated": ("updated", True),
 }
+
+#: Namespaces offered in a list page's filter, at most.
+NAMESPACE_CHOICES = 1000
 
 
 def encode_cursor(values: tuple) -> str:
@@ -58,13 +60,6 @@ def decode_cursor(text: str) -> tuple | None:
     except (ValueError, TypeError):
         return None
     return tuple(values) if isinstance(values, list) else None
-
-
-def to_object(rt: ResourceType, resource_version: int, data: Any) -> Object:
-    """A stored row as the API serves it (version converted, resourceVersion put back)."""
-    obj = orjson.loads(data) if isinstance(data, (str, bytes)) else data
-    obj.setdefault("metadata", {})["resourceVersion"] = str(resource_version)
-    return rt.strategy.from_storage(obj, rt.version)
 
 
 @dataclass
@@ -91,77 +86,49 @@ def list_page(rt: ResourceType, request: ListRequest) -> ListPage:
 
     Raises ``kapi.selectors.SelectorError`` for a bad label selector.
     """
-    where = ['"group" = %s', "resource = %s"]
-    params: list[Any] = [rt.stored_group, rt.stored_resource]
-    if rt.namespaced and request.namespace:
-        where.append("namespace = %s")
-        params.append(request.namespace)
-    if request.search:
-        where.append("strpos(name, %s) > 0")
-        params.append(request.search)
-    if request.label_selector.strip():
-        predicates, args = selection.label_predicates(parse_label_selector(request.label_selector))
-        where += [p.format(labels="labels") for p in predicates]
-        params += args
-    count_sql = f"SELECT count(*) FROM kapi_object WHERE {' AND '.join(where)}"
-    count_params = list(params)
-
-    order, columns, descending = SORTS.get(request.sort, SORTS["name"])
-    backwards = request.before is not None and request.after is None
-    cursor = request.before if backwards else request.after
-    if cursor is not None and len(cursor) == len(columns):
-        # Forward on an ascending sort reads keys above the cursor; every other
-        # combination flips the comparison.
-        above = descending == backwards
-        where.append(f"({', '.join(columns)}) {'<' if not above else '>'} ({', '.join(['%s'] * len(columns))})")
-        params += list(cursor)
-    if backwards:
-        order = ", ".join(
-            c.replace(" DESC", "") if c.endswith(" DESC") else f"{c} DESC" for c in order.split(", ")
+    order, descending = SORTS.get(request.sort, SORTS["name"])
+    selector = request.label_selector
+    stored = browse.browse(
+        browse.BrowseQuery(
+            group=rt.stored_group,
+            resource=rt.stored_resource,
+            namespace=request.namespace if rt.namespaced else None,
+            search=request.search,
+            labels=parse_label_selector(selector) if selector.strip() else None,
+            order=order,
+            descending=descending,
+            after=request.after,
+            before=request.before,
+            limit=request.limit,
         )
-    sql = (
-        "SELECT namespace, name, resource_version, data FROM kapi_object "
-        f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT %s"
     )
-    params.append(request.limit + 1)
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        rows = cur.fetchall()
-        cur.execute(count_sql, count_params)
-        (total,) = cur.fetchone()
-    more = len(rows) > request.limit
-    rows = rows[: request.limit]
-    if backwards:
-        rows.reverse()
-
-    def key(row) -> tuple:
-        return (row[2],) if columns == ("resource_version",) else (row[0], row[1])
-
-    page = ListPage(items=[to_object(rt, rv, data) for (_ns, _n, rv, data) in rows], total=total)
-    if rows and backwards:
-        page.next_cursor = encode_cursor(key(rows[-1]))
-        page.prev_cursor = encode_cursor(key(rows[0])) if more else None
-    elif rows:
-        page.next_cursor = encode_cursor(key(rows[-1])) if more else None
-        page.prev_cursor = encode_cursor(key(rows[0])) if cursor is not None else None
+    rows = stored.rows
+    page = ListPage(
+        items=[rt.strategy.from_storage(row.object, rt.version) for row in rows],
+        total=stored.total,
+    )
+    if not rows:
+        return page
+    first, last = encode_cursor(rows[0].key), encode_cursor(rows[-1].key)
+    if request.before is not None and request.after is None:
+        page.next_cursor = last
+        page.prev_cursor = first if stored.more else None
+    else:
+        page.next_cursor = last if stored.more else None
+        page.prev_cursor = first if request.after is not None else None
     return page
 
 
 def kind_counts() -> dict[tuple[str, str], int]:
     """Objects per stored (group, resource), in one statement."""
-    with connection.cursor() as cur:
-        cur.execute('SELECT "group", resource, count(*) FROM kapi_object GROUP BY 1, 2')
-        return {(g, r): n for g, r, n in cur.fetchall()}
+    return default_storage().count_by_resource()
 
 
 def namespaces(rt: ResourceType) -> list[str]:
-    """The namespaces offered in the filter: every Namespace object."""
-    with connection.cursor() as cur:
-        cur.execute(
-            """SELECT name FROM kapi_object WHERE "group" = '' AND resource = 'namespaces'
-               ORDER BY name LIMIT 1000"""
-        )
-        return [n for (n,) in cur.fetchall()]
+    """The namespaces offered in the filter: every Namespace object (the first
+    ``NAMESPACE_CHOICES`` by name)."""
+    keys = default_storage().keys("", ["namespaces"])
+    return sorted(k.name for k in keys)[:NAMESPACE_CHOICES]
 
 
 def dependents(uid: str, namespace: str) -> list[tuple[str, str, str, str, Object]]:
@@ -170,46 +137,24 @@ def dependents(uid: str, namespace: str) -> list[tuple[str, str, str, str, Objec
     Rows are (group, resource, namespace, name, metadata). Dependents live in
     the owner's namespace, or are cluster-scoped.
     """
-    with connection.cursor() as cur:
-        cur.execute(
-            """SELECT "group", resource, namespace, name, data->'metadata'
-               FROM kapi_object
-               WHERE namespace IN (%s, '')
-                 AND data->'metadata'->'ownerReferences' @> %s::jsonb
-               ORDER BY 1, 2, 3, 4 LIMIT 200""",
-            [namespace, orjson.dumps([{"uid": uid}]).decode()],
-        )
-        return [
-            (g, r, ns, n, orjson.loads(m) if isinstance(m, (str, bytes)) else m)
-            for g, r, ns, n, m in cur.fetchall()
-        ]
+    return [
+        (d.group, d.resource, d.namespace, d.name, d.metadata)
+        for d in browse.dependents(uid, namespace)
+    ]
 
 
 def related_events(uid: str, namespace: str, limit: int = 50) -> list[Object]:
     """Events about the object (``involvedObject.uid``), newest first."""
-    with connection.cursor() as cur:
-        cur.execute(
-            """SELECT data FROM kapi_object
-               WHERE "group" = '' AND resource = 'events' AND namespace = %s
-                 AND data->'involvedObject'->>'uid' = %s
-               ORDER BY resource_version DESC LIMIT %s""",
-            [namespace or "default", uid, limit],
-        )
-        return [orjson.loads(d) if isinstance(d, (str, bytes)) else d for (d,) in cur.fetchall()]
-
-
-def history(uid: str, limit: int = 500) -> list[Change]:
-    """The object's entries in the change log, newest first, without their bodies."""
-    return list(
-        Change.objects.filter(uid=uid)
-        .only("resource_version", "type", "created", "uid")
-        .order_by("-resource_version")[:limit]
+    return browse.newest_with_field(
+        "", "events", namespace or "default", ("involvedObject", "uid"), uid, limit
     )
 
 
-def versions(uid: str, resource_versions: list[int]) -> dict[int, Change]:
+def history(uid: str, limit: int = 500) -> list[ChangeEntry]:
+    """The object's entries in the change log, newest first, without their bodies."""
+    return browse.history(uid, limit)
+
+
+def versions(uid: str, resource_versions: list[int]) -> dict[int, ChangeEntry]:
     """Full change-log entries of the object at the given versions, in one statement."""
-    return {
-        c.resource_version: c
-        for c in Change.objects.filter(uid=uid, resource_version__in=resource_versions)
-    }
+    return browse.changes_at(uid, resource_versions)

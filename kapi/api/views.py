@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kapi import errors
-from kapi.api import access, discovery, protobuf_negotiation
+from kapi.api import discovery, filters, protobuf_negotiation
 from kapi.api.negotiation import negotiate_output
 from kapi.api.renderers import wants_pretty
 from kapi.api.request_info import parse_request_path, verb_for
@@ -87,7 +87,7 @@ class KubernetesView(APIView):
     resource_view = False
 
     def initial(self, request, *args, **kwargs):
-        access.start(request)
+        filters.start(request)
         try:
             request.kapi_output = negotiate_output(
                 request.META.get("HTTP_ACCEPT"), self.transforms, self.protobuf
@@ -100,7 +100,7 @@ class KubernetesView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        access.finish(request, response, self.resource_view)
+        filters.finish(request, response, self.resource_view)
         output = getattr(request, "kapi_output", None)
         if isinstance(response, Response) and output is not None and response.content_type is None:
             if response.status_code < 400 or output.transform is None:

@@ -15,7 +15,7 @@ together, up to ``GROUP`` keys or ``GROUP_SECONDS``, each in its own savepoint:
 one commit, hence one WAL flush, per group instead of two per object (issue
 #20: a purge of 10,000 objects spent its time waiting on fsync). The group
 stays short because every consistent read waits for a transaction that took a
-resourceVersion (``kapi_rv_horizon()``).
+resourceVersion (storage's ``current_revision``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from kapi import errors
 from kapi.errors import Cause
 from kapi.handlers.options import update_options
 from kapi.handlers.scope import RequestScope, Result
-from kapi.registry.scale import ScalePaths, apply_scale, to_scale
+from kapi.kinds.scale import ScalePaths, apply_scale, to_scale
 from kapi.registry.store import Registry
 from kapi.storage.interface import Preconditions
 

@@ -3,7 +3,7 @@
 Key: a CRD's name. A change of a CRD being deleted that still carries the
 ``customresourcecleanup.apiextensions.k8s.io`` finalizer requests it (on the
 lifecycle's feed, which such a write wakes); reconciling it is one pass of
-``kapi.registry.crdcleanup.cleanup_crd``, again after ``AGAIN_SECONDS`` while
+``kapi.kinds.crdcleanup.cleanup_crd``, again after ``AGAIN_SECONDS`` while
 custom resources are still going (their own finalizers pending). The safety
 resync requests every CRD being deleted and gives CRDs waiting for names
 those another CRD released since.
@@ -14,11 +14,11 @@ from __future__ import annotations
 from kapi.controllers import feed, workqueue
 from kapi.controllers.controller import Controller, Item
 from kapi.errors import StatusError
+from kapi.kinds.crdcleanup import cleanup_crd, crds_to_clean_up
+from kapi.kinds.crdnames import reconcile_waiting
+from kapi.kinds.customresourcedefinitions import CLEANUP_FINALIZER
 from kapi.lifecycle.watch import FEED
-from kapi.registry.crdcleanup import cleanup_crd, crds_to_clean_up
-from kapi.registry.crdnames import reconcile_waiting
 from kapi.registry.store import Registry
-from kapi.registry.types.customresourcedefinitions import CLEANUP_FINALIZER
 from kapi.storage.interface import Change
 
 __all__ = ["AGAIN_SECONDS", "CONTROLLERS", "WATCHES"]

@@ -1,7 +1,12 @@
 """The catalog of served resource types, indexed the ways requests look them up.
 
-Built-in types are fixed; custom resources join at run time (CRDs), so callers
-ask ``catalog()`` on every request instead of keeping a reference.
+The catalog knows no kind itself: settings hand them in.
+``KAPI_RESOURCE_TYPE_PROVIDERS`` names functions returning fixed
+``ResourceType``s (kube's built-in kinds and the virtual reviews in
+``kapi.kinds``, the sync's kinds); ``KAPI_CUSTOM_RESOURCE_TYPES`` names a
+``CustomTypeSource``: where the objects that define types at run time are
+stored (CRDs) and how each becomes types. Custom resources join at run time,
+so callers ask ``catalog()`` on every request instead of keeping a reference.
 
 Every API server process and worker keeps its own catalog, correct because
 CRDs are objects in the same storage: the catalog remembers the newest change
@@ -19,17 +24,23 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from kapi.registry.builtin import BUILTIN_TYPES
 from kapi.registry.resource import ResourceType
-from kapi.registry.virtual import VIRTUAL_TYPES
 
-__all__ = ["FRESHNESS_SECONDS", "Catalog", "catalog", "extension_types", "invalidate"]
+__all__ = [
+    "FRESHNESS_SECONDS",
+    "Catalog",
+    "CustomTypeSource",
+    "catalog",
+    "invalidate",
+    "provided_types",
+    "version_priority",
+]
 
 FRESHNESS_SECONDS = 1.0
-_CRD_GROUP = "apiextensions.k8s.io"
-_CRD_RESOURCE = "customresourcedefinitions"
 log = logging.getLogger(__name__)
 
 #: Preferred order of groups in discovery, as kube-apiserver orders them.
@@ -115,9 +126,20 @@ class Catalog:
         return None
 
 
-def extension_types() -> list[ResourceType]:
-    """Types served by installed apps (``KAPI_RESOURCE_TYPE_PROVIDERS``: dotted
-    paths of functions returning ``ResourceType``s), e.g. ``sync.kapi.dev``."""
+@dataclass(frozen=True)
+class CustomTypeSource:
+    """Resource types defined at run time by stored objects (kube's CRDs): the
+    objects of ``resource`` in ``group``, each served as ``types_for(obj)``."""
+
+    group: str
+    resource: str
+    types_for: Callable[[dict[str, Any]], list[ResourceType]]
+
+
+def provided_types() -> list[ResourceType]:
+    """The fixed types (``KAPI_RESOURCE_TYPE_PROVIDERS``: dotted paths of
+    functions returning ``ResourceType``s), in the order the settings name them:
+    of two types with the same group, version and plural the earlier is served."""
     from django.conf import settings
     from django.utils.module_loading import import_string
 
@@ -127,63 +149,91 @@ def extension_types() -> list[ResourceType]:
     return out
 
 
+def _custom_source() -> CustomTypeSource | None:
+    """The ``CustomTypeSource`` that ``KAPI_CUSTOM_RESOURCE_TYPES`` names, if any."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    path = getattr(settings, "KAPI_CUSTOM_RESOURCE_TYPES", None)
+    return import_string(path) if path else None
+
+
 class _State:
+    """Built on the first ``catalog()`` call, not at import: importing the
+    registry must not import the kinds it is handed."""
+
     def __init__(self) -> None:
-        self.catalog = Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES, *extension_types()])
+        self.fixed = provided_types()
+        self.source = _custom_source()
+        self.catalog = Catalog(self.fixed)
         self.revision: int | None = None
         self.checked_at = 0.0
         self.lock = threading.Lock()
 
 
-_state = _State()
+_state: _State | None = None
+_state_lock = threading.Lock()
 
 
-def _latest_crd_revision() -> int:
-    from kapi.storage import default_storage
+def _current_state() -> _State:
+    global _state
+    if _state is None:
+        with _state_lock:
+            if _state is None:
+                _state = _State()
+    return _state
 
-    return default_storage().latest_change_revision(_CRD_GROUP, _CRD_RESOURCE)
 
-
-def _build() -> Catalog:
-    from kapi.registry.custom import types_for_crd
+def _build(state: _State, source: CustomTypeSource) -> Catalog:
     from kapi.storage import ListQuery, default_storage
 
-    page = default_storage().list(ListQuery(group=_CRD_GROUP, resource=_CRD_RESOURCE))
+    query = ListQuery(group=source.group, resource=source.resource)
+    page = default_storage().list(query)
     custom = []
-    for crd in page.items:
+    for definition in page.items:
         try:
-            custom.extend(types_for_crd(crd))
+            custom.extend(source.types_for(definition))
         except Exception:
             log.exception(
-                "cannot serve CRD %s", (crd.get("metadata") or {}).get("name")
+                "cannot serve the types of %s %s",
+                source.resource,
+                (definition.get("metadata") or {}).get("name"),
             )
-    return Catalog([*BUILTIN_TYPES, *VIRTUAL_TYPES, *extension_types(), *custom])
+    # Custom types come last: one may not shadow a fixed type.
+    return Catalog([*state.fixed, *custom])
 
 
-def _refresh() -> None:
+def _refresh(state: _State) -> None:
+    from kapi.storage import default_storage
+
+    source = state.source
+    if source is None:
+        return
     try:
-        revision = _latest_crd_revision()
+        storage = default_storage()
+        revision = storage.latest_change_revision(source.group, source.resource)
     except Exception:
         log.debug("catalog freshness check failed", exc_info=True)
         return
-    if revision == _state.revision:
+    if revision == state.revision:
         return
-    with _state.lock:
-        if revision == _state.revision:
+    with state.lock:
+        if revision == state.revision:
             return
-        _state.catalog = _build()
-        _state.revision = revision
+        state.catalog = _build(state, source)
+        state.revision = revision
 
 
 def invalidate() -> None:
     """Make the next ``catalog()`` check storage (after this process wrote a CRD)."""
-    _state.checked_at = 0.0
+    _current_state().checked_at = 0.0
 
 
 def catalog(fresh: bool = False) -> Catalog:
     """The catalog serving the current request; ``fresh`` checks storage first."""
+    state = _current_state()
     now = time.monotonic()
-    if fresh or now - _state.checked_at > FRESHNESS_SECONDS:
-        _state.checked_at = now
-        _refresh()
-    return _state.catalog
+    if fresh or now - state.checked_at > FRESHNESS_SECONDS:
+        state.checked_at = now
+        _refresh(state)
+    return state.catalog

@@ -1,8 +1,9 @@
 """A resource type as data: everything the generic registry needs to serve it.
 
 One ``ResourceType`` per (group, version, plural). Built-in types are declared in
-``kapi.registry.builtin``; custom resources will be built from
-CustomResourceDefinitions the same way, so one code path serves them all.
+``kapi.kinds.builtin``; custom resources are built from
+CustomResourceDefinitions the same way (``kapi.kinds.custom``), so one code path
+serves them all.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import yaml
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission
 
-from kapi.admin.bootstrap import ensure_admin_user, password_file
+from kapi.admin.superuser import ensure_admin_user, password_file
 from kapi.registry.options import UpdateOptions
 from kapi.storage import Key
 from kapi.storage.postgres import PostgresStorage

@@ -17,7 +17,7 @@ import pytest
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 django.setup()
 
-from kapi.registry.builtin import BUILTIN_TYPES  # noqa: E402
+from kapi.kinds.builtin import BUILTIN_TYPES  # noqa: E402
 
 _POD_SPEC = {"containers": [{"name": "c", "image": "nginx:1.27"}]}
 _TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": _POD_SPEC}

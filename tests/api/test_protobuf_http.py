@@ -23,7 +23,7 @@ import requests
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 django.setup()  # the catalog of built-in kinds reads settings
 
-from kapi.registry.builtin import BUILTIN_TYPES  # noqa: E402 (after django.setup())
+from kapi.kinds.builtin import BUILTIN_TYPES  # noqa: E402 (after django.setup())
 from tests.api.conftest import assert_status  # noqa: E402
 from tests.api.crds import served_collection  # noqa: E402
 from tests.api.test_builtin_kinds_http import MINIMAL  # noqa: E402

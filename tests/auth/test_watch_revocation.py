@@ -11,9 +11,11 @@ promise is that no event after it is delivered, on any process.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
+import socket
 import ssl
 import subprocess
 import sys
@@ -71,6 +73,11 @@ class Watch:
         return [e["object"]["metadata"].get("name", "") for e in list(self.events)]
 
     def close(self) -> None:
+        # Shut the socket down first: closing alone waits for the reader
+        # thread's blocked read to return (the next event, or the watch's 90 s).
+        if self.conn.sock is not None:
+            with contextlib.suppress(OSError):
+                self.conn.sock.shutdown(socket.SHUT_RDWR)
         self.conn.close()
 
 

@@ -33,7 +33,7 @@ def _setup_django() -> None:
 
 _setup_django()
 
-from kapi.registry.builtin import BUILTIN_TYPES  # noqa: E402
+from kapi.kinds.builtin import BUILTIN_TYPES  # noqa: E402
 
 HOOKS = (
     "pending_finalizers",

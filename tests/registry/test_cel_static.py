@@ -126,7 +126,7 @@ def test_rewrite_keeps_literals_as_written():
 def test_crd_update_ratchets_rules_of_unchanged_versions():
     """A CRD stored under older checks can still be updated (labels, status)
     while its schema is unchanged; changing the schema applies the checks."""
-    from kapi.registry.types.customresourcedefinitions import (
+    from kapi.kinds.customresourcedefinitions import (
         CustomResourceDefinitionStrategy,
     )
 

@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from kapi.errors import StatusError
-from kapi.registry.builtin import BUILTIN_TYPES
+from kapi.kinds.builtin import BUILTIN_TYPES
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",

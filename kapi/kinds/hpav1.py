@@ -1,6 +1,6 @@
 """autoscaling/v1 HorizontalPodAutoscaler: the v2 strategy, seen through the v1 form.
 
-Stored once, in autoscaling/v2 form (``kapi.registry.types.hpaconversion``); this
+Stored once, in autoscaling/v2 form (``kapi.kinds.hpaconversion``); this
 type converts on the way in and out, as kube serves both versions of one object.
 """
 
@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from kapi import errors
-from kapi.registry.strategy import Object, Strategy
-from kapi.registry.types.cluster import HorizontalPodAutoscalerStrategy
-from kapi.registry.types.hpaconversion import (
+from kapi.kinds.cluster import HorizontalPodAutoscalerStrategy
+from kapi.kinds.hpaconversion import (
     CONDITIONS_ANNOTATION,
     CURRENT_METRICS_ANNOTATION,
     ConversionError,
     v1_from_v2,
     v2_from_v1,
 )
+from kapi.registry.strategy import Object, Strategy
 
 __all__ = ["HorizontalPodAutoscalerV1Strategy"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kapi.registry.scale import selector_string
+from kapi.kinds.scale import selector_string
 from kapi.registry.strategy import (
     AGE_COLUMN,
     NAME_COLUMN,

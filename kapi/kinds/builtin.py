@@ -1,35 +1,37 @@
-"""The built-in resource types kapi serves, declared as data.
+"""The built-in resource types kapi serves, declared as data (one ``_kind``
+call per kind).
 
 Every standard kind of the stable (GA) group-versions that kube-apiserver 1.34
 serves by default, with kube's scope, short names, categories and
 subresources. Each is stored through the one generic registry with its type's
 strategy wrapped in a ``SchemaStrategy`` (the published definition validates and
-prunes it). Virtual resources (TokenReview, SubjectAccessReview, Binding,
-ComponentStatus, ...) are left out until they work.
+prunes it). The virtual reviews are in ``kapi.kinds.virtual``; Binding,
+ComponentStatus and the like are left out until they work. The catalog gets
+them from ``resource_types()`` (``KAPI_RESOURCE_TYPE_PROVIDERS``).
 """
 
 from __future__ import annotations
 
-from kapi.registry.definitions import definition_name
-from kapi.registry.resource import ResourceType, Subresource
-from kapi.registry.scale import ScalePaths
-from kapi.registry.strategy import Strategy
-from kapi.registry.types import cluster, networking, printers, workloads
-from kapi.registry.types import clusterprinters as plumbing
-from kapi.registry.types.configmaps import ConfigMapStrategy
-from kapi.registry.types.customresourcedefinitions import (
+from kapi.kinds import cluster, networking, printers, workloads
+from kapi.kinds import clusterprinters as plumbing
+from kapi.kinds.configmaps import ConfigMapStrategy
+from kapi.kinds.customresourcedefinitions import (
     CustomResourceDefinitionStrategy,
 )
-from kapi.registry.types.events import EventStrategy, EventsV1Strategy
-from kapi.registry.types.hpav1 import HorizontalPodAutoscalerV1Strategy
-from kapi.registry.types.leases import LeaseStrategy
-from kapi.registry.types.namespaces import NamespaceStrategy
-from kapi.registry.types.schema import SchemaStrategy
-from kapi.registry.types.secrets import SecretStrategy
-from kapi.registry.types.serviceaccounts import ServiceAccountStrategy
-from kapi.registry.virtual import TOKEN_SUBRESOURCE
+from kapi.kinds.events import EventStrategy, EventsV1Strategy
+from kapi.kinds.hpav1 import HorizontalPodAutoscalerV1Strategy
+from kapi.kinds.leases import LeaseStrategy
+from kapi.kinds.namespaces import NamespaceStrategy
+from kapi.kinds.scale import ScalePaths
+from kapi.kinds.schema import SchemaStrategy
+from kapi.kinds.secrets import SecretStrategy
+from kapi.kinds.serviceaccounts import ServiceAccountStrategy
+from kapi.kinds.virtual import TOKEN_SUBRESOURCE
+from kapi.registry.definitions import definition_name
+from kapi.registry.resource import ResourceType, Subresource
+from kapi.registry.strategy import Strategy
 
-__all__ = ["BUILTIN_TYPES"]
+__all__ = ["BUILTIN_TYPES", "resource_types"]
 
 _EVENT_FIELDS = (
     "involvedObject.kind",
@@ -44,9 +46,6 @@ _EVENT_FIELDS = (
     "source",
     "type",
 )
-
-_STATUS_VERBS = ("get", "patch", "update")
-
 
 def _schema(rt: ResourceType, scale: bool = False) -> ResourceType:
     """Wrap the strategy with the kind's published schema."""
@@ -101,75 +100,61 @@ _ADM = "admissionregistration.k8s.io"
 _STORAGE = "storage.k8s.io"
 _RESOURCE = "resource.k8s.io"
 
-_ORIGINAL: tuple[ResourceType, ...] = (
-    ResourceType(
-        group="",
-        version="v1",
-        kind="Namespace",
-        plural="namespaces",
-        singular="namespace",
-        namespaced=False,
+BUILTIN_TYPES: tuple[ResourceType, ...] = (
+    _kind(
+        "",
+        "v1",
+        "Namespace",
+        "namespaces",
+        False,
+        ("ns",),
+        status=True,
         strategy=NamespaceStrategy(),
-        short_names=("ns",),
         verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
-        subresources=(
-            Subresource("status", "Namespace"),
-            Subresource("finalize", "Namespace", verbs=("update",)),
-        ),
+        subresources=(Subresource("finalize", "Namespace", verbs=("update",)),),
         field_selectors=("status.phase",),
         name_rule="label",
     ),
-    ResourceType(
-        group="",
-        version="v1",
-        kind="ConfigMap",
-        plural="configmaps",
-        singular="configmap",
-        namespaced=True,
-        strategy=ConfigMapStrategy(),
-        short_names=("cm",),
+    _kind(
+        "", "v1", "ConfigMap", "configmaps", True, ("cm",), strategy=ConfigMapStrategy()
     ),
-    ResourceType(
-        group="",
-        version="v1",
-        kind="Secret",
-        plural="secrets",
-        singular="secret",
-        namespaced=True,
+    _kind(
+        "",
+        "v1",
+        "Secret",
+        "secrets",
+        True,
         strategy=SecretStrategy(),
         field_selectors=("type",),
     ),
-    ResourceType(
-        group="",
-        version="v1",
-        kind="ServiceAccount",
-        plural="serviceaccounts",
-        singular="serviceaccount",
-        namespaced=True,
+    _kind(
+        "",
+        "v1",
+        "ServiceAccount",
+        "serviceaccounts",
+        True,
+        ("sa",),
         strategy=ServiceAccountStrategy(),
-        short_names=("sa",),
         subresources=(TOKEN_SUBRESOURCE,),
     ),
-    ResourceType(
-        group="",
-        version="v1",
-        kind="Event",
-        plural="events",
-        singular="event",
-        namespaced=True,
+    _kind(
+        "",
+        "v1",
+        "Event",
+        "events",
+        True,
+        ("ev",),
         strategy=EventStrategy(),
-        short_names=("ev",),
         field_selectors=_EVENT_FIELDS,
     ),
-    ResourceType(
-        group="events.k8s.io",
-        version="v1",
-        kind="Event",
-        plural="events",
-        singular="event",
-        namespaced=True,
+    _kind(
+        "events.k8s.io",
+        "v1",
+        "Event",
+        "events",
+        True,
+        ("ev",),
         strategy=EventsV1Strategy(),
-        short_names=("ev",),
         storage_group="",
         storage_resource="events",
         field_selectors=(
@@ -182,20 +167,14 @@ _ORIGINAL: tuple[ResourceType, ...] = (
             "regarding.uid",
         ),
     ),
-    ResourceType(
-        group="coordination.k8s.io",
-        version="v1",
-        kind="Lease",
-        plural="leases",
-        singular="lease",
-        namespaced=True,
+    _kind(
+        "coordination.k8s.io",
+        "v1",
+        "Lease",
+        "leases",
+        True,
         strategy=LeaseStrategy(),
     ),
-)
-
-
-BUILTIN_TYPES: tuple[ResourceType, ...] = (
-    *(_schema(rt) for rt in _ORIGINAL),
     # core/v1
     _kind(
         "",
@@ -206,7 +185,15 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("ep",),
         strategy=networking.EndpointsStrategy(),
     ),
-    _kind("", "v1", "LimitRange", "limitranges", True, ("limits",), strategy=printers.LimitRangeStrategy()),
+    _kind(
+        "",
+        "v1",
+        "LimitRange",
+        "limitranges",
+        True,
+        ("limits",),
+        strategy=printers.LimitRangeStrategy(),
+    ),
     _kind(
         "",
         "v1",
@@ -258,7 +245,14 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
             "status.nominatedNodeName",
         ),
     ),
-    _kind("", "v1", "PodTemplate", "podtemplates", True, strategy=printers.PodTemplateStrategy()),
+    _kind(
+        "",
+        "v1",
+        "PodTemplate",
+        "podtemplates",
+        True,
+        strategy=printers.PodTemplateStrategy(),
+    ),
     _kind(
         "",
         "v1",
@@ -271,8 +265,16 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         scale=True,
         strategy=workloads.ReplicationControllerStrategy(),
     ),
-    _kind("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",), status=True,
-          strategy=plumbing.ResourceQuotaStrategy()),
+    _kind(
+        "",
+        "v1",
+        "ResourceQuota",
+        "resourcequotas",
+        True,
+        ("quota",),
+        status=True,
+        strategy=plumbing.ResourceQuotaStrategy(),
+    ),
     _kind(
         "",
         "v1",
@@ -352,8 +354,14 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         strategy=plumbing.APIServiceStrategy(),
     ),
     # apps/v1
-    _kind("apps", "v1", "ControllerRevision", "controllerrevisions", True,
-          strategy=printers.ControllerRevisionStrategy()),
+    _kind(
+        "apps",
+        "v1",
+        "ControllerRevision",
+        "controllerrevisions",
+        True,
+        strategy=printers.ControllerRevisionStrategy(),
+    ),
     _kind(
         "apps",
         "v1",
@@ -463,8 +471,14 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         field_selectors=("spec.signerName",),
     ),
     # discovery.k8s.io/v1
-    _kind("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True,
-          strategy=printers.EndpointSliceStrategy()),
+    _kind(
+        "discovery.k8s.io",
+        "v1",
+        "EndpointSlice",
+        "endpointslices",
+        True,
+        strategy=printers.EndpointSliceStrategy(),
+    ),
     # flowcontrol.apiserver.k8s.io/v1
     _kind(
         "flowcontrol.apiserver.k8s.io",
@@ -503,8 +517,15 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         status=True,
         strategy=networking.IngressStrategy(),
     ),
-    _kind(_NET, "v1", "IPAddress", "ipaddresses", False, ("ip",),
-          strategy=plumbing.IPAddressStrategy()),
+    _kind(
+        _NET,
+        "v1",
+        "IPAddress",
+        "ipaddresses",
+        False,
+        ("ip",),
+        strategy=plumbing.IPAddressStrategy(),
+    ),
     _kind(
         _NET,
         "v1",
@@ -514,10 +535,24 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("netpol",),
         strategy=networking.NetworkPolicyStrategy(),
     ),
-    _kind(_NET, "v1", "ServiceCIDR", "servicecidrs", False, status=True,
-          strategy=plumbing.ServiceCIDRStrategy()),
+    _kind(
+        _NET,
+        "v1",
+        "ServiceCIDR",
+        "servicecidrs",
+        False,
+        status=True,
+        strategy=plumbing.ServiceCIDRStrategy(),
+    ),
     # node.k8s.io/v1
-    _kind("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", False, strategy=printers.RuntimeClassStrategy()),
+    _kind(
+        "node.k8s.io",
+        "v1",
+        "RuntimeClass",
+        "runtimeclasses",
+        False,
+        strategy=printers.RuntimeClassStrategy(),
+    ),
     # policy/v1
     _kind(
         "policy",
@@ -568,11 +603,24 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     ),
     # resource.k8s.io/v1
     _kind(_RESOURCE, "v1", "DeviceClass", "deviceclasses", False),
-    _kind(_RESOURCE, "v1", "ResourceClaim", "resourceclaims", True, status=True,
-          strategy=plumbing.ResourceClaimStrategy()),
+    _kind(
+        _RESOURCE,
+        "v1",
+        "ResourceClaim",
+        "resourceclaims",
+        True,
+        status=True,
+        strategy=plumbing.ResourceClaimStrategy(),
+    ),
     _kind(_RESOURCE, "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True),
-    _kind(_RESOURCE, "v1", "ResourceSlice", "resourceslices", False,
-          strategy=plumbing.ResourceSliceStrategy()),
+    _kind(
+        _RESOURCE,
+        "v1",
+        "ResourceSlice",
+        "resourceslices",
+        False,
+        strategy=plumbing.ResourceSliceStrategy(),
+    ),
     # scheduling.k8s.io/v1
     _kind(
         "scheduling.k8s.io",
@@ -584,8 +632,22 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         strategy=cluster.PriorityClassStrategy(),
     ),
     # storage.k8s.io/v1
-    _kind(_STORAGE, "v1", "CSIDriver", "csidrivers", False, strategy=plumbing.CSIDriverStrategy()),
-    _kind(_STORAGE, "v1", "CSINode", "csinodes", False, strategy=plumbing.CSINodeStrategy()),
+    _kind(
+        _STORAGE,
+        "v1",
+        "CSIDriver",
+        "csidrivers",
+        False,
+        strategy=plumbing.CSIDriverStrategy(),
+    ),
+    _kind(
+        _STORAGE,
+        "v1",
+        "CSINode",
+        "csinodes",
+        False,
+        strategy=plumbing.CSINodeStrategy(),
+    ),
     _kind(_STORAGE, "v1", "CSIStorageCapacity", "csistoragecapacities", True),
     _kind(
         _STORAGE,
@@ -596,8 +658,15 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("sc",),
         strategy=cluster.StorageClassStrategy(),
     ),
-    _kind(_STORAGE, "v1", "VolumeAttachment", "volumeattachments", False, status=True,
-          strategy=plumbing.VolumeAttachmentStrategy()),
+    _kind(
+        _STORAGE,
+        "v1",
+        "VolumeAttachment",
+        "volumeattachments",
+        False,
+        status=True,
+        strategy=plumbing.VolumeAttachmentStrategy(),
+    ),
     _kind(
         _STORAGE,
         "v1",
@@ -607,3 +676,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("vac",),
     ),
 )
+
+
+def resource_types() -> tuple[ResourceType, ...]:
+    """The built-in types, for the catalog (``KAPI_RESOURCE_TYPE_PROVIDERS``)."""
+    return BUILTIN_TYPES

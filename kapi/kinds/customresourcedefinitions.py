@@ -5,7 +5,7 @@ versions are consistent and every version's ``openAPIV3Schema`` is structural
 with CEL rules that compile. An accepted CRD is served at once, so the strategy
 writes ``NamesAccepted`` and ``Established`` itself (there is no separate
 controller to wait for) and adds the ``customresourcecleanup.apiextensions.k8s.io``
-finalizer that the workers run on delete (``kapi.registry.crdcleanup``).
+finalizer that the workers run on delete (``kapi.kinds.crdcleanup``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from kapi.cel.rules import field_path_target
 from kapi.errors import Cause
-from kapi.registry.crdnames import all_crds, calculate_names, claimed_names
+from kapi.kinds.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.structural import compile_rules, structural_causes
 

@@ -6,9 +6,9 @@ import base64
 import binascii
 
 from kapi.errors import Cause
+from kapi.kinds.configmaps import validate_config_key, validate_immutable_data
+from kapi.kinds.defaulting import default_string
 from kapi.registry.strategy import Column, Object, Strategy
-from kapi.registry.types.configmaps import validate_config_key, validate_immutable_data
-from kapi.registry.types.defaulting import default_string
 
 __all__ = ["SecretStrategy"]
 

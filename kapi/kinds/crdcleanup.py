@@ -1,8 +1,8 @@
 """The ``customresourcecleanup.apiextensions.k8s.io`` finalizer: deleting a CRD
 deletes its custom resources first, then the CRD itself.
 
-Run by the workers (``kapi.lifecycle.crds``, a controller on the runtime), idempotent by construction: each pass
-deletes the custom resources that are still there (through the registry, so
+Run by the workers (``kapi.lifecycle.crds``, a controller on the runtime),
+idempotent by construction: each pass deletes the custom resources that are still there (through the registry, so
 their own finalizers and the event log apply), and only when none is left
 removes the finalizer, which lets the registry remove the CRD and the catalog
 stop serving the kind.
@@ -11,12 +11,12 @@ stop serving the kind.
 from __future__ import annotations
 
 from kapi import errors
+from kapi.kinds.crdnames import reconcile_waiting
+from kapi.kinds.custom import types_for_crd
+from kapi.kinds.customresourcedefinitions import CLEANUP_FINALIZER
 from kapi.registry.catalog import catalog
-from kapi.registry.crdnames import reconcile_waiting
-from kapi.registry.custom import types_for_crd
 from kapi.registry.options import DeleteOptions
 from kapi.registry.store import Registry
-from kapi.registry.types.customresourcedefinitions import CLEANUP_FINALIZER
 from kapi.storage import ListQuery
 
 __all__ = ["cleanup_crd", "crds_to_clean_up"]

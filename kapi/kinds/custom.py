@@ -17,9 +17,10 @@ from typing import Any
 
 from kapi import errors
 from kapi.errors import Cause
+from kapi.kinds.scale import ScalePaths
+from kapi.registry.catalog import CustomTypeSource, version_priority
 from kapi.registry.listtypes import list_type_causes
 from kapi.registry.resource import DEFAULT_VERBS, ResourceType, Subresource
-from kapi.registry.scale import ScalePaths
 from kapi.registry.schemavalidation import schema_causes, validator_for_schema
 from kapi.registry.strategy import (
     AGE_COLUMN,
@@ -32,7 +33,12 @@ from kapi.registry.strategy import (
 )
 from kapi.registry.structural import apply_defaults, cel_causes, prune
 
-__all__ = ["CustomResourceStrategy", "json_path_value", "types_for_crd"]
+__all__ = [
+    "CUSTOM_RESOURCE_TYPES",
+    "CustomResourceStrategy",
+    "json_path_value",
+    "types_for_crd",
+]
 
 _SEGMENT = re.compile(
     r"\.([^.\[]+)|\[(\d+)\]|\[\?\(@\.([\w.]+)==[\"']([^\"']*)[\"']\)\]"
@@ -290,8 +296,6 @@ def _deprecation_warning(spec: Object, version: Object, kind: str) -> str | None
         return None
     if version.get("deprecationWarning"):
         return version["deprecationWarning"]
-    from kapi.registry.catalog import version_priority  # catalog builds on this module
-
     group, name = spec["group"], version["name"]
     message = f"{group}/{name} {kind} is deprecated"
     newer = sorted(
@@ -307,3 +311,10 @@ def _deprecation_warning(spec: Object, version: Object, kind: str) -> str | None
     if newer:
         message += f"; use {group}/{newer[0]} {kind}"
     return message
+
+
+#: What the catalog serves custom resources from (``KAPI_CUSTOM_RESOURCE_TYPES``):
+#: the types of every stored CustomResourceDefinition.
+CUSTOM_RESOURCE_TYPES = CustomTypeSource(
+    "apiextensions.k8s.io", "customresourcedefinitions", types_for_crd
+)

@@ -15,7 +15,7 @@ from datetime import UTC
 from typing import Any
 
 from kapi.errors import Cause
-from kapi.registry.scale import selector_string
+from kapi.kinds.scale import selector_string
 from kapi.registry.strategy import Column, Object, Strategy, human_duration, parse_time
 from kapi.selectors import label_selector_matches
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from kapi.errors import Cause
-from kapi.registry.strategy import Column, Object, Strategy
-from kapi.registry.types.defaulting import default_string
-from kapi.registry.types.hpaconversion import (
+from kapi.kinds.defaulting import default_string
+from kapi.kinds.hpaconversion import (
     default_metrics,
     drop_round_trip_annotations,
 )
+from kapi.registry.strategy import Column, Object, Strategy
 
 __all__ = [
     "ClusterRoleStrategy",

@@ -13,8 +13,8 @@ import ipaddress
 from typing import Any
 
 from kapi.errors import Cause
+from kapi.kinds.defaulting import default_string
 from kapi.registry.strategy import Column, Object, Strategy
-from kapi.registry.types.defaulting import default_string
 
 __all__ = [
     "EndpointsStrategy",

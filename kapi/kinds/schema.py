@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from kapi.errors import Cause
+from kapi.kinds.defaulters import set_defaults
+from kapi.kinds.scale import ScalePaths
 from kapi.registry.decodeerrors import decode_error
 from kapi.registry.definitions import definitions
-from kapi.registry.scale import ScalePaths
 from kapi.registry.schemavalidation import schema_causes, validator_for_definition
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.structural import prune
-from kapi.registry.types.defaulters import set_defaults
 
 __all__ = ["SchemaStrategy"]
 
@@ -52,7 +52,7 @@ class SchemaStrategy(Strategy):
 
     def default(self, obj: Object) -> None:
         """What kube's decoding does to every object a write sends: prune, then
-        the scheme's defaults (``kapi.registry.types.defaulters``). MUTATES ``obj``."""
+        the scheme's defaults (``kapi.kinds.defaulters``). MUTATES ``obj``."""
         self.prune(obj)
         set_defaults(obj, self.definition)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from kapi.registry.resource import ResourceType, Subresource
 from kapi.registry.strategy import Strategy
 
-__all__ = ["TOKEN_SUBRESOURCE", "VIRTUAL_TYPES"]
+__all__ = ["TOKEN_SUBRESOURCE", "VIRTUAL_TYPES", "resource_types"]
 
 TOKEN_SUBRESOURCE = Subresource(
     "token",
@@ -47,3 +47,8 @@ VIRTUAL_TYPES: tuple[ResourceType, ...] = (
     _virtual(_AUTHZ, "SelfSubjectRulesReview", "selfsubjectrulesreviews"),
     _virtual(_AUTHZ, "SubjectAccessReview", "subjectaccessreviews"),
 )
+
+
+def resource_types() -> tuple[ResourceType, ...]:
+    """The virtual types, for the catalog (``KAPI_RESOURCE_TYPE_PROVIDERS``)."""
+    return VIRTUAL_TYPES

@@ -1,1 +1,0 @@
-"""Strategies of the built-in resource types, one module per type."""
