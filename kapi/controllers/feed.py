@@ -30,7 +30,7 @@ from kapi.storage import default_storage
 from kapi.storage.interface import Change, ChangeFilter
 from kapi.wakeflag import WakeFlag, send_on_commit
 
-__all__ = ["BATCH", "Plan", "Watch", "feeds", "run", "wake"]
+__all__ = ["BATCH", "Plan", "Watch", "feeds", "run", "run_again", "wake"]
 
 log = logging.getLogger(__name__)
 
