@@ -20,6 +20,7 @@ from kapi_testserver import (
     KapiServer,
     new_data_dir,
     remove_data_dir,
+    served_data_dir,
     serving,
 )
 
@@ -57,6 +58,18 @@ def kapi_server() -> Iterator[KapiServer]:
 def fresh_data_dir() -> Iterator[Path]:
     """A data directory for a test that runs its own server; removed afterwards."""
     data_dir = new_data_dir()
+    try:
+        yield data_dir
+    finally:
+        remove_data_dir(data_dir)
+
+
+@pytest.fixture
+def served_dir() -> Iterator[Path]:
+    """A copy of a data directory serve has started from before (see
+    ``kapi_testserver.served_data_dir``), for tests that need their own server
+    but not a first start; removed afterwards."""
+    data_dir = served_data_dir()
     try:
         yield data_dir
     finally:

@@ -10,6 +10,7 @@ left (children, their workers, PostgreSQL, Redis).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -35,6 +36,7 @@ __all__ = [
     "new_data_dir",
     "remove_data_dir",
     "server_processes",
+    "served_data_dir",
     "serving",
     "start_server",
     "stop_server",
@@ -105,6 +107,30 @@ def new_data_dir() -> Path:
     resets ``/tmp/pytest-of-<user>`` to 0700, which would lock it out.
     """
     return Path(tempfile.mkdtemp(prefix="kapi-test-")) / "data"
+
+
+_template: Path | None = None
+
+
+def served_data_dir() -> Path:
+    """A new data directory holding a copy of one that ``serve`` has already
+    started from and stopped: PostgreSQL initialised, tuned and migrated, the
+    bootstrap objects, certificates and tokens written.
+
+    Starting from it skips what only a first start does (initdb, tuning and its
+    restart, every migration), a third of a start; the template is made once
+    per test process by a real ``serve`` and copied with ownership and modes
+    (``cp -a``: as root the embedded PostgreSQL runs as its own user). Tests of
+    the first start itself use :func:`new_data_dir`."""
+    global _template
+    if _template is None:
+        template = new_data_dir()
+        stop_server(start_server(template))
+        atexit.register(remove_data_dir, template)
+        _template = template
+    data_dir = new_data_dir()
+    subprocess.run(["cp", "-a", str(_template), str(data_dir)], check=True)
+    return data_dir
 
 
 def remove_data_dir(data_dir: Path) -> None:
@@ -324,7 +350,7 @@ def serving(
 ) -> Iterator[KapiServer]:
     """A fixture's own ``serve`` on a new data directory: yields it, then stops
     it (the test fails unless it exits cleanly) and removes the directory."""
-    data_dir = new_data_dir()
+    data_dir = served_data_dir()
     try:
         try:
             server = start_server(data_dir, env=env, args=args)

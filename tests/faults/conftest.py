@@ -22,7 +22,7 @@ from kapi_testserver import (
     KapiServer,
     ServerFailed,
     free_port,
-    new_data_dir,
+    served_data_dir,
     remove_data_dir,
     server_processes,
     start_server,
@@ -55,7 +55,7 @@ def fault_server() -> Iterator[KapiServer]:
 def serve_for_faults(**env: str) -> Iterator[KapiServer]:
     """A ``serve`` with the fault tests' settings (plus ``env``), killed to the
     last process and its data directory removed afterwards."""
-    data_dir = new_data_dir()
+    data_dir = served_data_dir()
     try:
         server = start_server(data_dir, env={**os.environ, **FAULT_ENV, **env})
     except ServerFailed as error:

@@ -45,9 +45,9 @@ def _task_lines(lines: list[str]) -> list[str]:
     return out
 
 
-def test_idle_server_runs_no_per_second_task_and_logs_nothing(fresh_data_dir):
+def test_idle_server_runs_no_per_second_task_and_logs_nothing(served_dir):
     server = start_server(
-        fresh_data_dir, env={**os.environ, "KAPI_CONTROLLERS_SAFETY_SWEEP_SECONDS": "1"}
+        served_dir, env={**os.environ, "KAPI_CONTROLLERS_SAFETY_SWEEP_SECONDS": "1"}
     )
     try:
         time.sleep(5)  # start-up's own work (bootstrap objects) is done

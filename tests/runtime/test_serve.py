@@ -151,9 +151,9 @@ def test_restart_keeps_data_ca_and_token(fresh_data_dir: Path) -> None:
         stop_server(server)
 
 
-def test_child_death_stops_everything(fresh_data_dir: Path) -> None:
+def test_child_death_stops_everything(served_dir: Path) -> None:
     """If a child dies on its own, serve stops the rest and exits non-zero."""
-    server = start_server(fresh_data_dir)
+    server = start_server(served_dir)
     procs = server_processes(server)
     try:
         beat = next(

@@ -85,10 +85,10 @@ def test_python_client_watch_stream(core_v1, watch_api, watch_ns):
     assert got == [("MODIFIED", "a"), ("DELETED", "a")]
 
 
-def test_list_then_watch_across_restart(fresh_data_dir):
+def test_list_then_watch_across_restart(served_dir):
     """A list-then-watch loop resumes after a server restart from the last
     resourceVersion it saw, without missing the writes made meanwhile."""
-    data_dir = fresh_data_dir
+    data_dir = served_dir
     server = start_server(data_dir)
     try:
         api_client = config.new_client_from_config(config_file=str(server.kubeconfig_path))
