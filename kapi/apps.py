@@ -20,8 +20,3 @@ class KapiConfig(AppConfig):
             BEFORE_WRITE_OBSERVERS.append(before_write)
         if on_write not in WRITE_OBSERVERS:
             WRITE_OBSERVERS.append(on_write)
-
-        from kapi.crdtasks import wake_cleanup_on_write
-
-        if wake_cleanup_on_write not in WRITE_OBSERVERS:
-            WRITE_OBSERVERS.append(wake_cleanup_on_write)

@@ -21,6 +21,6 @@ warnings.filterwarnings(
     "ignore", message="You're running the worker with superuser privileges", category=SecurityWarning
 )
 app.autodiscover_tasks()
-app.autodiscover_tasks(["kapi.lifecycle"])
+app.autodiscover_tasks(["kapi.controllers"])
 
 __all__ = ["app"]

@@ -82,8 +82,21 @@ class Change(models.Model):
         return f"{self.resource_version} {self.type} {self.resource} {self.namespace}/{self.name}"
 
 
-# The deletion lifecycle's own tables (cursor and work items).
-from kapi.lifecycle.models import FeedCursor, Work, WriteOrigin  # noqa: E402,F401
+
+class ChangeFeedCursor(models.Model):
+    """How far one consumer of the change log has read (``Storage.read_feed``):
+    ``revision``, the last resourceVersion it has handled."""
+
+    consumer = models.CharField(primary_key=True, max_length=64)
+    revision = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "kapi_feed_cursor"
+
+
+# The controller runtime's tables (work items, wake flags) and the write origins.
+from kapi.controllers.models import WakeFlag, WorkItem  # noqa: E402,F401
+from kapi.lifecycle.models import WriteOrigin  # noqa: E402,F401
 
 
 class DueTimer(models.Model):

@@ -136,18 +136,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-from kapi.lifecycle.schedule import BEAT_SCHEDULE as LIFECYCLE_BEAT_SCHEDULE  # noqa: E402
+from kapi.controllers.schedule import BEAT_SCHEDULE as CONTROLLERS_BEAT_SCHEDULE  # noqa: E402
 
 # Beat also sends the tasks of the due timers (kapi.duetimer) when their time comes.
 CELERY_BEAT_SCHEDULER = "kapi.duetimer:Scheduler"
 CELERY_BEAT_SCHEDULE: dict = {}
-CELERY_BEAT_SCHEDULE.update(LIFECYCLE_BEAT_SCHEDULE)
-CELERY_IMPORTS = ["kapi.crdtasks"]
-# Deleting a CRD waits for its custom resources to go (types issue); the
-# deletion enqueues its cleanup (kapi.crdtasks), this sweep is the safety net.
-CELERY_BEAT_SCHEDULE["crd-cleanup-sweep"] = {
-    "task": "kapi.crd.sweep", "schedule": 30.0, "options": {"expires": 60.0},
-}
+CELERY_BEAT_SCHEDULE.update(CONTROLLERS_BEAT_SCHEDULE)
+CELERY_IMPORTS = ["kapi.controllers.tasks"]
+# The controllers on the runtime (kapi.controllers): modules with CONTROLLERS
+# (what reconciling a key does) and WATCHES (which changes map to which keys).
+KAPI_CONTROLLERS = ["kapi.lifecycle.controllers", "kapi.lifecycle.crds"]
 
 # Safety-net poll of a Sync's health checks (writes of waited-on objects wake them).
 SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))
@@ -200,14 +198,9 @@ KAPI_CUSTOM_RESOURCE_TYPES = "kapi.kinds.custom.CUSTOM_RESOURCE_TYPES"
 # URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).
 KAPI_URLCONFS = ["sync.urls"]
 CELERY_IMPORTS.append("sync.tasks")
-# The sync's sweeper: due reconciles, repository polls and drift from the change log.
-# The sync is woken by writes (sync.scanwake) and its timer (sync.queue); this
-# slow sweep is only the safety net for a lost message.
-CELERY_BEAT_SCHEDULE["sync-safety-sweep"] = {
-    "task": "kapi.sync.sweep",
-    "schedule": float(os.environ.get("KAPI_SYNC_SAFETY_SWEEP_SECONDS", "30")),
-    "options": {"expires": 60.0},
-}
+# Syncs and GitRepositories (sync.controllers) and which changes ask for
+# their runs (sync.changes, the runtime's "sync" feed, woken by sync.scanwake).
+KAPI_CONTROLLERS += ["sync.controllers", "sync.changes"]
 # Deleted hosted repositories are kept this long, restorable (sync.retention; 0: not kept).
 SYNC_GIT_RETENTION_DAYS = float(os.environ.get("KAPI_GIT_RETENTION_DAYS", "30"))
 SYNC_GIT_RETENTION_MAX_PER_NAMESPACE = int(os.environ.get("KAPI_GIT_RETENTION_MAX_PER_NAMESPACE", "20"))

@@ -1,9 +1,9 @@
-"""Reading the change log (``kapi_change``) for the sync: triggers and drift.
+"""The sync's watch: which changes of the change log ask for which runs.
 
-Workers have no watch cache, so the sync reads the change log with a
-persisted cursor (``sync_change_cursor``), up to ``kapi_rv_horizon()`` so that
-no write still in flight below the cursor is skipped. One pass turns changes
-into requests:
+The sync reads the change log as the runtime's ``sync`` feed
+(``kapi.controllers.feed``: a durable cursor, read through storage, only the
+changes of ``sync.kapi.dev`` objects and of objects labelled with an owning
+Sync). One batch turns changes into requests (``sync.controllers``):
 
 * a Sync created, its ``spec`` changed (generation), a new ``requestedAt``,
   an allow for its held prune (``sync.pruneguard``), a new or removed pin
@@ -16,26 +16,23 @@ into requests:
   into one request per Sync (the debounce).
 
 When the cursor is missing or older than the compacted history, every Sync
-and GitRepository is requested once instead (a resync).
+and GitRepository is requested once instead (a resync). Writes that may
+matter wake the feed (``sync.scanwake``).
 """
 
 from __future__ import annotations
 
-import logging
-
-import orjson
-from django.db import connection
-
-from kapi.observability import origin
-from sync import history, pruneguard, queue
+from kapi.controllers import feed
+from kapi.storage import default_storage
+from kapi.storage.interface import Change, ChangeFilter
+from sync import controllers, history, pruneguard
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
-__all__ = ["drifted", "owning_sync", "run_reason", "scan"]
+__all__ = ["FEED", "WATCHES", "drifted", "owning_sync", "run_reason"]
 
-BATCH = 5000
+#: The runtime feed the sync reads.
+FEED = "sync"
 FIELD_MANAGER = "kapi-sync"
-log = logging.getLogger(__name__)
-_SCAN_LOCK = (0x5359, 0)
 
 
 def _drifted(meta: dict) -> bool:
@@ -71,9 +68,9 @@ def run_reason(kind: str, type_: str, meta: dict, observed, handled, held: str |
         type_ == "ADDED"
         or meta.get("deletionTimestamp")
         or observed != meta.get("generation")
-        or (kind == queue.SYNC and requested_at and requested_at != handled)
-        or (kind == queue.SYNC and held and pruneguard.allowed(meta, held))
-        or (kind == queue.SYNC and _pin_changed(meta, pinned))
+        or (kind == controllers.SYNC and requested_at and requested_at != handled)
+        or (kind == controllers.SYNC and held and pruneguard.allowed(meta, held))
+        or (kind == controllers.SYNC and _pin_changed(meta, pinned))
     ):
         return "requestedAt" if requested_at and requested_at != handled else "changed"
     return None
@@ -91,90 +88,55 @@ def drifted(meta: dict, deleted: bool) -> bool:
     return deleted or _drifted(meta)
 
 
-def _resync() -> None:
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT resource, namespace, name FROM kapi_object WHERE \"group\" = %s "
-            "AND resource IN ('syncs', 'gitrepositories')",
-            [GROUP],
-        )
-        for resource, namespace, name in cur.fetchall():
-            kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
-            queue.request(kind, namespace, name, "resync")
-
-
-def scan() -> tuple[int, bool]:
-    """One pass over new changes, single-flight. Returns how many were read,
-    and whether to scan again: a full batch, or a write asked for a scan
-    (``sync.scanwake``) since this one cleared the flag. A scan that finds
-    another running leaves it to that one, which looks at the flag after
-    releasing its lock."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_try_advisory_lock(%s, %s)", list(_SCAN_LOCK))
-        if not cur.fetchone()[0]:
-            return 0, False
-    try:
-        with connection.cursor() as cur:
-            cur.execute("UPDATE sync_change_cursor SET wanted = false WHERE id = 2 AND wanted")
-        read = _scan()
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_unlock(%s, %s)", list(_SCAN_LOCK))
-    with connection.cursor() as cur:
-        cur.execute("SELECT wanted FROM sync_change_cursor WHERE id = 2")
-        row = cur.fetchone()
-    return read, read >= BATCH or bool(row and row[0])
-
-
-def _scan() -> int:
-    with connection.cursor() as cur:
-        cur.execute("SELECT kapi_rv_horizon(2000)")
-        horizon = cur.fetchone()[0]
-        cur.execute("SELECT revision FROM sync_change_cursor WHERE id = 1")
-        row = cur.fetchone()
-        cur.execute("SELECT revision FROM kapi_compaction WHERE id = 1")
-        compacted = cur.fetchone()[0]
-    if row is None or row[0] < compacted:
-        _resync()
-        with connection.cursor() as cur:
-            cur.execute(
-                "INSERT INTO sync_change_cursor (id, revision) VALUES (1, %s) "
-                "ON CONFLICT (id) DO UPDATE SET revision = EXCLUDED.revision",
-                [horizon],
-            )
+def _resync(full: bool) -> int:
+    """Request every Sync and GitRepository once (the history went past the
+    cursor); nothing for the slow safety sweep (``full`` False)."""
+    if not full:
         return 0
-    cursor = row[0]
-    with connection.cursor() as cur:
-        cur.execute(
-            f"""SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
-                      c.data->'metadata', c.data->'status'->'observedGeneration',
-                      c.data->'status'->'lastHandledReconcileAt',
-                      c.data->'status'->>'pruneHeldRevision',
-                      c.data->'status'->'pin'->>'revision', {origin.COLUMN}
-               FROM kapi_change c{origin.JOIN}
-               WHERE c.resource_version > %s AND c.resource_version <= %s
-                 AND (c."group" = %s OR c.data->'metadata'->'labels' ? %s)
-               ORDER BY c.resource_version LIMIT %s""",
-            [cursor, horizon, GROUP, LABEL_NAME, BATCH],
-        )
-        rows = cur.fetchall()
-    requests: dict[tuple[str, str, str], tuple[str, bool, str]] = {}
-    for _rv, group, resource, namespace, name, type_, meta, observed, handled, held, pinned, request_id in rows:
-        meta = orjson.loads(meta) if isinstance(meta, (str, bytes)) else (meta or {})
-        if group == GROUP and resource in ("syncs", "gitrepositories"):
-            kind = queue.SYNC if resource == "syncs" else queue.REPOSITORY
-            observed = orjson.loads(observed) if isinstance(observed, (str, bytes)) else observed
-            handled = orjson.loads(handled) if isinstance(handled, (str, bytes)) else handled
-            reason = run_reason(kind, type_, meta, observed, handled, held, pinned)
+    keys = default_storage().keys(GROUP, ["syncs", "gitrepositories"])
+    return controllers.request_all([
+        (controllers.SYNC if key.resource == "syncs" else controllers.REPOSITORY,
+         key.namespace, key.name, "resync", False, None)
+        for key in keys
+    ])
+
+
+class _Plan(feed.Plan):
+    """All changes of one batch collapse into one request per Sync (the debounce)."""
+
+    def __init__(self) -> None:
+        self.requests: dict[tuple[str, str, str], tuple[str, bool, str]] = {}
+
+    def add(self, change: Change) -> None:
+        key, meta, status = change.key, change.metadata, change.status
+        if key.group == GROUP and key.resource in ("syncs", "gitrepositories"):
+            kind = controllers.SYNC if key.resource == "syncs" else controllers.REPOSITORY
+            reason = run_reason(
+                kind, change.type, meta, status.get("observedGeneration"),
+                status.get("lastHandledReconcileAt"), status.get("pruneHeldRevision"),
+                (status.get("pin") or {}).get("revision"),
+            )
             if reason:
-                requests.setdefault((kind, namespace, name), (reason, False, request_id))
-            continue
+                self.requests.setdefault(
+                    (kind, key.namespace, key.name), (reason, False, change.request_id)
+                )
+            return
         owner = owning_sync(meta)
-        if owner and (type_ == "DELETED" or (type_ == "MODIFIED" and _drifted(meta))):
-            requests[(queue.SYNC, owner[0], owner[1])] = ("drift", True, request_id)
-    for (kind, namespace, name), (reason, drift, request_id) in requests.items():
-        queue.request(kind, namespace, name, reason, drift=drift, request_id=request_id)
-    new_cursor = rows[-1][0] if len(rows) == BATCH else horizon
-    with connection.cursor() as cur:
-        cur.execute("UPDATE sync_change_cursor SET revision = %s WHERE id = 1", [new_cursor])
-    return len(rows)
+        if owner and (
+            change.type == "DELETED" or (change.type == "MODIFIED" and _drifted(meta))
+        ):
+            self.requests[(controllers.SYNC, owner[0], owner[1])] = (
+                "drift", True, change.request_id,
+            )
+
+    def ask(self) -> int:
+        return controllers.request_all([
+            (kind, namespace, name, reason, drift, request_id)
+            for (kind, namespace, name), (reason, drift, request_id) in self.requests.items()
+        ])
+
+
+WATCH = feed.Watch(
+    FEED, _Plan, _resync, select=ChangeFilter(groups=(GROUP,), labels=(LABEL_NAME,))
+)
+WATCHES = [WATCH]

@@ -7,7 +7,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import queue
+from sync import controllers
 from sync.api import FINALIZER, sync_type
 from sync.attempt import Progress
 from sync.conclude import listing
@@ -44,5 +44,5 @@ def finalize(sync: dict, registry: Registry, progress: Progress) -> None:
     except errors.StatusError as exc:
         if exc.code != 404:
             raise
-    queue.forget(queue.SYNC, namespace, name)
+    controllers.forget(controllers.SYNC, namespace, name)
     progress("deleted")

@@ -6,7 +6,7 @@ poll (``SYNC_HEALTH_POLL_SECONDS``, now only a safety net), every stored write
 of an object labelled with an owning Sync asks, after the write, whether that
 Sync is waiting (a read of the Sync's stored status, so it holds for every API
 process and worker) and, if so, requests a re-check through the sync's work
-queue (``sync.queue``: the intent in PostgreSQL, run by whichever worker).
+queue (``sync.controllers``: the intent in PostgreSQL, run by whichever worker).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from contextlib import nullcontext
 
 from django.db import connection, transaction
 
-from sync import queue
+from sync import controllers
 from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE
 
 __all__ = ["wake_waiting_sync"]
@@ -45,6 +45,6 @@ def wake_waiting_sync(rt, obj: dict, deleted: bool) -> None:
                 cur.execute(_WAITING, [GROUP, namespace, name])
                 waiting = cur.fetchone() is not None
             if waiting:
-                queue.request(queue.SYNC, namespace, name, "health")
+                controllers.request(controllers.SYNC, namespace, name, "health")
     except Exception:  # noqa: BLE001 - an observer must not fail the write
         log.warning("cannot wake the health check of Sync %s/%s", namespace, name, exc_info=True)

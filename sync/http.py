@@ -47,7 +47,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from kapi.runtime import config
-from sync import gitbackend, gitstore, pushoptions, queue
+from sync import controllers, gitbackend, gitstore, pushoptions
 from sync.api import repository_type
 from sync.hookerrors import refusing
 
@@ -161,7 +161,7 @@ def git_http(request: HttpRequest, namespace: str, name: str, rest: str) -> Http
     def pushed(status: int) -> None:
         if push and request.method == "POST" and status == 200:
             # Accepted (or partly): fetch the new revision and reconcile its Syncs now.
-            queue.request(queue.REPOSITORY, namespace, name, "push")
+            controllers.request(controllers.REPOSITORY, namespace, name, "push")
 
     def prepare(head: bytes) -> gitbackend.PushSetup:
         return _wait_setup(repo, head, request.META.get("HTTP_CONTENT_ENCODING", "").endswith("gzip"), env)
@@ -318,7 +318,7 @@ def push_wait(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     from sync.pushwait import outcome
 
     if start:
-        queue.request(queue.REPOSITORY, namespace, name, "push")
+        controllers.request(controllers.REPOSITORY, namespace, name, "push")
     result = outcome(namespace, name, updates, user)
     return JsonResponse({"lines": result.lines, "done": result.done, "pending": result.pending,
                          "failed": result.failed})
@@ -385,5 +385,5 @@ def webhook(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         ok = _same(meta["HTTP_X_GITLAB_TOKEN"], key)
     if not ok or secret is None:
         return JsonResponse({"message": "signature or token does not match"}, status=401)
-    queue.request(queue.REPOSITORY, namespace, name, "webhook")
+    controllers.request(controllers.REPOSITORY, namespace, name, "webhook")
     return JsonResponse({"message": "fetch requested"}, status=202)

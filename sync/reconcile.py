@@ -1,6 +1,6 @@
 """Reconciling a Sync: from the source's revision to applied objects and status.
 
-The recipe, one run at a time per Sync (``sync.queue``), one stage per
+The recipe, one run at a time per Sync (``sync.controllers``), one stage per
 function of ``sync.stages``; whatever the pass ends with, ``sync.conclude``
 alone writes the status:
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from kapi import errors
 from kapi.registry.store import Registry
-from sync import queue, stages
+from sync import controllers, stages
 from sync.api import sync_type
 from sync.attempt import (
     Applied,
@@ -58,7 +58,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         sync = registry.get(sync_type(), namespace, name)
     except errors.StatusError as exc:
         if exc.code == 404:
-            queue.forget(queue.SYNC, namespace, name)
+            controllers.forget(controllers.SYNC, namespace, name)
             return None
         raise
     if sync["metadata"].get("deletionTimestamp"):

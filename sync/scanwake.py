@@ -4,8 +4,8 @@ Registered as a registry write observer (``sync.apps``), as the lifecycle's
 feed is woken (``kapi.lifecycle.wakeup``): a Sync or GitRepository written
 in a way that asks for a run (``sync.changes.run_reason``), or an object a
 Sync applied deleted or changed by another manager (drift), wakes the
-scan through the ``wanted`` flag of its cursor (``kapi.wakeflag``, row 2 of
-``sync_change_cursor``): a burst of writes sends one scan. Any other write costs
+runtime's ``sync`` feed (``kapi.controllers.feed.wake``): a burst of writes
+sends one read. Any other write costs
 nothing; the sync's own applies are not drift and wake nothing.
 """
 
@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import logging
 
-from kapi.wakeflag import WakeFlag
-from sync import changes, queue
+from kapi.controllers import feed
+from sync import changes, controllers
 from sync.api import GROUP
 
 __all__ = ["wake_scan", "wake_scan_on_write"]
 
 log = logging.getLogger(__name__)
 
-_KINDS = {"syncs": queue.SYNC, "gitrepositories": queue.REPOSITORY}
+_KINDS = {"syncs": controllers.SYNC, "gitrepositories": controllers.REPOSITORY}
 
 
 def _matters(rt, obj: dict, deleted: bool) -> bool:
@@ -48,14 +48,5 @@ def wake_scan_on_write(rt, obj: dict, deleted: bool) -> None:
         log.warning("could not wake the sync's change scan", exc_info=True)
 
 
-def _scan_task():
-    from sync.tasks import scan_changes
-
-    return scan_changes
-
-
-_SCAN = WakeFlag("sync_change_cursor", _scan_task, "the sync's change scan")
-
-
 def wake_scan() -> None:
-    _SCAN.wake()
+    feed.wake(changes.FEED)

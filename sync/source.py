@@ -15,7 +15,7 @@ from pathlib import Path
 from kapi import errors
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry, now_rfc3339
-from sync import gitstore, queue
+from sync import controllers, gitstore
 from sync.api import parse_duration, repository_type, sync_type
 from sync.credentials import GitCredentials
 from sync.localsource import SourceRefused, check_url
@@ -114,7 +114,7 @@ def reconcile_repository(namespace: str, name: str, registry: Registry | None = 
     update_status(rt, namespace, name, ready, registry)
     if changed:
         for sync in syncs_of(namespace, name, registry):
-            queue.request(queue.SYNC, namespace, sync["metadata"]["name"], "revision")
+            controllers.request(controllers.SYNC, namespace, sync["metadata"]["name"], "revision")
     return interval if spec.get("url") else None
 
 
@@ -168,7 +168,7 @@ def _await_push(rt, repo: dict, missing: str, generation, registry: Registry) ->
     if before.get("reason") != AWAITING_PUSH:
         # Once: the Syncs of the repository then read it as waiting, not failed.
         for sync in syncs_of(meta["namespace"], meta["name"], registry):
-            queue.request(queue.SYNC, meta["namespace"], sync["metadata"]["name"], "revision")
+            controllers.request(controllers.SYNC, meta["namespace"], sync["metadata"]["name"], "revision")
 
 
 def _mark_reconciling(repo: dict, registry: Registry) -> None:
@@ -218,4 +218,4 @@ def _finalize(repo: dict, registry: Registry) -> None:
         if exc.code != 404:
             raise
     shutil.rmtree(gitstore.mirror_path(meta["namespace"], meta["name"]), ignore_errors=True)
-    queue.forget(queue.REPOSITORY, meta["namespace"], meta["name"])
+    controllers.forget(controllers.REPOSITORY, meta["namespace"], meta["name"])

@@ -20,7 +20,7 @@ from kapi.auth import access
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import gitstore, health, history, postbuild, pruneguard, queue, sops
+from sync import controllers, gitstore, health, history, postbuild, pruneguard, sops
 from sync.api import repository_type, sync_type
 from sync.attempt import Applied, Attempt, Failed, RevisionOnly, UpToDate, Waiting
 from sync.conclude import listing
@@ -72,7 +72,7 @@ def source(a: Attempt) -> None:
         # Flux's kustomize-controller only logs this (no event): a source without
         # an artifact yet is a state to wait out, and for a new hosted repository
         # the normal one until its first push.
-        queue.request(queue.REPOSITORY, a.namespace, name, "sync")
+        controllers.request(controllers.REPOSITORY, a.namespace, name, "sync")
         ready = next((c for c in (repo.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), {})
         if ready.get("reason") == AWAITING_PUSH:
             raise Failed("ArtifactFailed", f"GitRepository {a.namespace}/{name} is waiting for its first push",

@@ -1,8 +1,8 @@
 """The ``customresourcecleanup.apiextensions.k8s.io`` finalizer: deleting a CRD
 deletes its custom resources first, then the CRD itself.
 
-Run by the workers (``kapi.crdtasks``), idempotent by construction: each pass
-deletes the custom resources that are still there (through the registry, so
+Run by the workers (``kapi.lifecycle.crds``, a controller on the runtime),
+idempotent by construction: each pass deletes the custom resources that are still there (through the registry, so
 their own finalizers and the event log apply), and only when none is left
 removes the finalizer, which lets the registry remove the CRD and the catalog
 stop serving the kind.

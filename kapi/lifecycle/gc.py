@@ -25,7 +25,8 @@ from __future__ import annotations
 import logging
 
 from kapi.errors import StatusError
-from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup, work
+from kapi.controllers import wakeup, workqueue
+from kapi.lifecycle import FIELD_MANAGER, events, objects
 from kapi.registry.options import DeleteOptions, UpdateOptions
 from kapi.registry.store import FOREGROUND, ORPHAN, Registry
 from kapi.storage import Key, KeyNotFound, Preconditions, default_storage
@@ -158,7 +159,7 @@ def attempt(uid: str, registry: Registry | None = None) -> None:
             # The waiting owners no longer wait on this one: look at them again now
             # (the feed cannot tell, the reference is gone from the object).
             owners = objects.valid_uids(r.get("uid") for r in waiting)
-            work.request([("owner", u, "", "", "", "", "") for u in owners])
+            workqueue.request([("owner", u, "", "", "", "", "") for u in owners])
             wakeup.wake_workers()
         return
     if any(s == UNRESOLVABLE for _, s in states):
@@ -180,7 +181,7 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
     registry = registry or Registry()
     found = objects.get_by_uid(uid, registry)
     if found is None:
-        if work.request_dependents([uid]):
+        if objects.request_dependents([uid]):
             wakeup.wake_workers()
         return False
     rt, obj = found
@@ -205,7 +206,7 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
         deps = objects.dependents([uid])
         pending = [d for d in deps if not d.deleting]
         if pending:
-            work.request(
+            workqueue.request(
                 [
                     ("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "")
                     for d in pending

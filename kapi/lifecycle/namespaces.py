@@ -18,7 +18,8 @@ from collections import Counter
 from django.db import connection
 
 from kapi.errors import StatusError
-from kapi.lifecycle import FIELD_MANAGER, events, objects, wakeup
+from kapi.controllers import wakeup, workqueue
+from kapi.lifecycle import FIELD_MANAGER, events, objects
 from kapi.observability.context import current_request_id
 from kapi.registry.catalog import catalog
 from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
@@ -108,8 +109,8 @@ def delete_content_item(item, registry: Registry | None = None) -> None:
     if rt is None:
         raise objects.TypeNotServed(f"{item.resource}.{item.group} is not served")
     options = DeleteOptions(
-        preconditions=Preconditions(uid=item.uid),
-        propagation_policy=item.policy or "Background",
+        preconditions=Preconditions(uid=item.key),
+        propagation_policy=item.argument or "Background",
     )
     try:
         registry.delete(rt, item.namespace, item.name, options)
@@ -148,18 +149,19 @@ ASK_BATCH = 1000
 def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
     where, params = _type_filter(types)
     sql = (
-        'INSERT INTO kapi_lifecycle_work (kind, uid, "group", resource, namespace, name, policy,'
-        " request_id, generation, attempts, due)"
-        " SELECT 'delete', uid, \"group\", resource, namespace, name, 'Background', %s, 0, 0,"
+        'INSERT INTO kapi_work_item (controller, key, "group", resource, namespace, name,'
+        " argument, request_id, generation, attempts, due)"
+        " SELECT 'delete', uid::text, \"group\", resource, namespace, name, 'Background', %s,"
+        " 0, 0,"
         " now()"
         f" FROM kapi_object WHERE namespace = %s AND {where}"
         ' AND ("group", resource, name) > (%s, %s, %s)'
         " AND NOT (data->'metadata' ? 'deletionTimestamp')"
         # Objects already asked for are skipped by the index, not by conflicts.
-        " AND NOT EXISTS (SELECT 1 FROM kapi_lifecycle_work w"
-        " WHERE w.kind = 'delete' AND w.uid = kapi_object.uid)"
+        " AND NOT EXISTS (SELECT 1 FROM kapi_work_item w"
+        " WHERE w.controller = 'delete' AND w.key = kapi_object.uid::text)"
         ' ORDER BY "group", resource, name LIMIT %s'
-        " ON CONFLICT (kind, uid) DO NOTHING"
+        " ON CONFLICT (controller, key) DO NOTHING"
         ' RETURNING "group", resource, name'
     )
     asked = 0
@@ -202,12 +204,7 @@ def _census(namespace: str, types) -> tuple[Counter, Counter, int]:
             )
             for f, n in cur.fetchall():
                 finalizers[f] = n
-        cur.execute(
-            "SELECT count(*) FROM kapi_lifecycle_work WHERE kind = 'delete' AND namespace = %s"
-            " AND attempts >= 3",
-            [namespace],
-        )
-        failing = cur.fetchone()[0]
+    failing = workqueue.failing("delete", namespace, attempts=3)
     return remaining, finalizers, failing
 
 

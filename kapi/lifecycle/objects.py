@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from django.db import connection
 
+from kapi.controllers import workqueue
 from kapi.registry.catalog import catalog
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
@@ -25,6 +26,7 @@ __all__ = [
     "dependents",
     "get_by_uid",
     "kind_type",
+    "request_dependents",
     "served_namespaced",
     "type_for_stored",
     "valid_uids",
@@ -167,3 +169,15 @@ ORDER BY uid
             Dependent(uid, group, resource, namespace, name, refs or [], bool(deleting))
         )
     return out
+
+
+def request_dependents(owner_uids: list[str], request_id: str | None = None) -> int:
+    """Request a check (``attempt``) of every dependent of ``owner_uids``;
+    ``request_id`` (default: the current one) is the request behind it."""
+    rows = [
+        ("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "")
+        for d in dependents(owner_uids)
+    ]
+    if request_id is not None:
+        rows = [(*row, request_id) for row in rows]
+    return workqueue.request(rows)

@@ -1,26 +1,19 @@
-"""Waking the workers after a write that matters, once the write has committed.
+"""Waking the lifecycle's feed after a write that matters, once it has committed.
 
-Registered as a registry write observer (``kapi.apps``). Deletions, objects being
-deleted, objects with ``ownerReferences``, namespaces and ClusterRoles (aggregation)
-are what the lifecycle
-acts on; any other write does not touch the queue. A writer wakes the
-feed through its cursor's ``wanted`` flag (``kapi.wakeflag``): a burst of
-writes sends one task.
+Registered as a registry write observer (``kapi.apps``). Deletions, objects
+being deleted (a CRD's cleanup included), objects with ``ownerReferences``,
+namespaces and ClusterRoles (aggregation) are what the lifecycle acts on; any
+other write does not touch the queue. A burst of writes sends one feed run
+(``kapi.controllers.feed.wake``).
 """
 
 from __future__ import annotations
 
+from kapi.controllers import feed
+from kapi.lifecycle.watch import FEED
 from kapi.observability import origin
-from kapi.wakeflag import WakeFlag, send_on_commit
 
-__all__ = [
-    "TIMER", "arm_timer", "before_write", "on_write", "wake_feed", "wake_feed_now", "wake_workers",
-]
-
-
-#: The name of the lifecycle's timer (``kapi.duetimer``): it runs the sweep
-#: when postponed work comes due.
-TIMER = "lifecycle"
+__all__ = ["before_write", "on_write"]
 
 
 def _matters(rt, obj: dict, deleted: bool) -> bool:
@@ -46,37 +39,4 @@ def before_write(rt, obj: dict, deleted: bool) -> None:
 
 def on_write(rt, obj: dict, deleted: bool) -> None:
     if _matters(rt, obj, deleted):
-        wake_feed()
-
-
-def _feed_task():
-    from kapi.lifecycle.tasks import process_changes
-
-    return process_changes
-
-
-_FEED = WakeFlag("kapi_lifecycle_cursor", _feed_task, "the lifecycle feed")
-
-
-def wake_feed() -> None:
-    _FEED.wake()
-
-
-def wake_workers(count: int = 1) -> None:
-    from kapi.lifecycle.tasks import work
-
-    for _ in range(count):
-        send_on_commit(work)
-
-
-def wake_feed_now() -> None:
-    """Enqueue the feed without looking at the flag (it asked to run again)."""
-    send_on_commit(_feed_task())
-
-
-def arm_timer(seconds: float) -> None:
-    """Have the lifecycle's sweep run in ``seconds`` (unless it runs sooner)."""
-    from kapi import duetimer
-    from kapi.lifecycle.tasks import sweep
-
-    duetimer.arm(TIMER, sweep, seconds)
+        feed.wake(FEED)

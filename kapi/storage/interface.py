@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from kapi.selectors import FieldSelector, LabelSelector
 
 __all__ = [
+    "Change",
+    "ChangeFilter",
+    "FeedBatch",
     "Key",
     "ListPage",
     "ListQuery",
@@ -38,6 +41,46 @@ class Key:
     resource: str
     namespace: str
     name: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entry of the change log as a feed consumer reads it: what happened
+    (``ADDED``, ``MODIFIED``, ``DELETED``) to which object, at which version,
+    with the object's ``metadata`` and ``status`` then, and the API request
+    that wrote it when known (``kapi.observability.origin``)."""
+
+    revision: int
+    type: str
+    key: Key
+    uid: str
+    metadata: dict[str, Any]
+    status: dict[str, Any]
+    request_id: str = ""
+
+
+@dataclass(frozen=True)
+class ChangeFilter:
+    """Which changes a feed reads: those of an object in one of ``groups`` or
+    carrying one of the label keys ``labels``. ``None`` instead of a filter:
+    every change."""
+
+    groups: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FeedBatch:
+    """What ``Storage.read_feed`` returns. ``changes`` are the consumer's next
+    changes in version order; once it has handled them it moves its cursor to
+    ``end`` (``Storage.advance_feed``). ``expired``: the cursor is missing or
+    older than the compacted history, so ``changes`` is empty and the consumer
+    must rebuild its intent from the objects themselves before moving to
+    ``end``."""
+
+    changes: list[Change]
+    end: int
+    expired: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,6 +184,21 @@ class Storage(ABC):
         of any of its objects, including one committed late with a smaller
         version: (newest version, changes, sum of versions). Compaction moves
         it too (a needless refresh for the caller, never a missed one)."""
+
+    @abstractmethod
+    def read_feed(
+        self, consumer: str, limit: int, select: ChangeFilter | None = None
+    ) -> FeedBatch:
+        """At most ``limit`` changes (that ``select`` matches) after
+        ``consumer``'s durable cursor, up to ``current_revision()`` (so a
+        version committed late is never skipped). ``end`` is the last change's
+        version when the batch is full, else that revision."""
+
+    @abstractmethod
+    def advance_feed(self, consumer: str, revision: int) -> None:
+        """Move ``consumer``'s cursor forward to ``revision`` (never back). In
+        the caller's transaction, so the cursor moves with what the consumer
+        did about the changes, or neither does."""
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

@@ -36,7 +36,16 @@ from kapi.storage.errors import (
     ResourceVersionConflict,
     ResourceVersionExpired,
 )
-from kapi.storage.interface import Key, ListPage, ListQuery, Object, Storage
+from kapi.storage.interface import (
+    Change,
+    ChangeFilter,
+    FeedBatch,
+    Key,
+    ListPage,
+    ListQuery,
+    Object,
+    Storage,
+)
 from kapi.storage.notify import notify_change
 
 __all__ = ["PostgresStorage"]
@@ -114,6 +123,27 @@ SELECT v.rv, o.data FROM o, v
 _GET = """
 SELECT resource_version, data FROM kapi_object
 WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
+"""
+
+
+_FEED_POSITION = "SELECT revision FROM kapi_feed_cursor WHERE consumer = %s"
+
+# The request behind each change comes from ``kapi_write_origin``
+# (``kapi.observability.origin``), written just before the change itself.
+_FEED_CHANGES = """
+SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.uid::text, c.type,
+       c.data->'metadata', c.data->'status', coalesce(o.request_id, '')
+FROM kapi_change c LEFT JOIN kapi_write_origin o ON o.uid = c.uid
+WHERE c.resource_version > %s AND c.resource_version <= %s{where}
+ORDER BY c.resource_version LIMIT %s
+"""
+_FEED_FILTER = """
+  AND (c."group" = ANY(%s::text[]) OR c.data->'metadata'->'labels' ?| %s::text[])"""
+
+_FEED_ADVANCE = """
+INSERT INTO kapi_feed_cursor (consumer, revision) VALUES (%s, %s)
+ON CONFLICT (consumer) DO UPDATE
+  SET revision = GREATEST(kapi_feed_cursor.revision, EXCLUDED.revision)
 """
 
 
@@ -298,6 +328,35 @@ class PostgresStorage(Storage):
             cur.execute("SELECT revision FROM kapi_compaction WHERE id = 1")
             row = cur.fetchone()
         return int(row[0]) if row else 0
+
+    def read_feed(
+        self, consumer: str, limit: int, select: ChangeFilter | None = None
+    ) -> FeedBatch:
+        horizon = self.current_revision()
+        with _cursor() as cur:
+            cur.execute(_FEED_POSITION, [consumer])
+            row = cur.fetchone()
+        if row is None or row[0] < self.compacted_revision():
+            return FeedBatch([], horizon, expired=True)
+        with _cursor() as cur:
+            if select is None:
+                cur.execute(_FEED_CHANGES.format(where=""), [row[0], horizon, limit])
+            else:
+                cur.execute(
+                    _FEED_CHANGES.format(where=_FEED_FILTER),
+                    [row[0], horizon, list(select.groups), list(select.labels), limit],
+                )
+            rows = cur.fetchall()
+        changes = [
+            Change(rv, type_, Key(g, r, ns, n), uid, _loads(meta) or {}, _loads(status) or {}, req)
+            for rv, g, r, ns, n, uid, type_, meta, status, req in rows
+        ]
+        end = changes[-1].revision if len(changes) == limit else horizon
+        return FeedBatch(changes, end)
+
+    def advance_feed(self, consumer: str, revision: int) -> None:
+        with _cursor() as cur:
+            cur.execute(_FEED_ADVANCE, [consumer, revision])
 
     def list(self, query: ListQuery) -> ListPage:
         if query.at_revision is None:

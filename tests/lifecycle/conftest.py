@@ -78,7 +78,7 @@ def owner_ref(obj: dict, block: bool = False) -> dict:
 
 
 def lifecycle_state(server, namespace: str) -> str:
-    """The lifecycle's view of ``namespace`` (cursor, work items, last changes),
+    """The runtime's view of ``namespace`` (feed cursors, work items, last changes),
     for the message of a failed wait."""
     import psycopg
 
@@ -87,11 +87,14 @@ def lifecycle_state(server, namespace: str) -> str:
     lines = []
     with psycopg.connect(_embedded_postgres_url(server.data_dir / "postgres")) as conn:
         lines.append(
-            f"cursor: {conn.execute('SELECT id, revision, wanted FROM kapi_lifecycle_cursor ORDER BY id').fetchall()}"
+            "cursor: "
+            f"{conn.execute('SELECT consumer, revision FROM kapi_feed_cursor').fetchall()}"
+            f" {conn.execute('SELECT name, wanted FROM kapi_wake_flag').fetchall()}"
         )
         lines.append(f"horizon: {conn.execute('SELECT kapi_rv_horizon()').fetchone()}")
         for row in conn.execute(
-            "SELECT kind, name, generation, attempts, due, claimed_until, now() FROM kapi_lifecycle_work"
+            "SELECT controller, name, generation, attempts, due, claimed_until, now()"
+            " FROM kapi_work_item"
             " WHERE namespace = %s",
             [namespace],
         ).fetchall():

@@ -32,7 +32,7 @@ def _worker_env(data_dir) -> dict:
         PYTHONPATH=str(ROOT),
         PYTHONUNBUFFERED="1",
         # Claims of a killed worker expire quickly, so the test need not wait long.
-        KAPI_LIFECYCLE_CLAIM_SECONDS="4",
+        KAPI_CONTROLLER_LEASE_SECONDS="4",
     )
     env.pop("DATABASE_URL", None)
     env.pop("CELERY_BROKER_URL", None)

@@ -105,7 +105,8 @@ def test_sync_reconcile_logs_carry_the_requesting_request_id(kapi_server: KapiSe
     assert annotated.status_code == 200, annotated.text
     assert annotated.headers["X-Request-Id"] == request_id
     _wait_for(kapi_server, request_id, reconciled, "reconcile on requestedAt")
-    # The reconcile task's own line too (the id travels in the Celery message).
+    # The runtime's line for the work item too (the id travels in the item).
     _wait_for(kapi_server, request_id, lambda lines: any(
-        r["logger"] == "kapi.task" and r["task"] == "kapi.sync.reconcile_sync" for r in lines),
-        "reconcile task line")
+        r["logger"] == "kapi.work" and r.get("kind") == "sync" and r.get("name") == "app"
+        and r.get("namespace") == ns for r in lines),
+        "work item line")

@@ -5,7 +5,8 @@ What the registry, the watch and the lists rely on, as kube-apiserver's
 ``resourceVersion`` from one sequence; compare-and-swap on it is the only
 concurrency control; a list is one consistent snapshot, also of the past
 (``at_revision``) until that past is compacted; pages and filters never skip
-or repeat an object.
+or repeat an object; a change feed reads each change after its durable cursor
+once, in version order, and says when the history went past it.
 """
 
 from __future__ import annotations
@@ -283,3 +284,90 @@ def test_the_change_stamp_of_a_group_moves_with_its_writes_only(storage, resourc
     assert storage.change_stamp(group) == moved
     storage.delete(Key(group, resource, "", "a"), _rv(created))
     assert storage.change_stamp(group) != moved
+
+
+def _feed(storage, consumer: str, resource: str, limit: int = 1000):
+    """Everything ``consumer`` reads now, of ``resource`` only (other tests write too)."""
+    batch = storage.read_feed(consumer, limit)
+    return batch, [c for c in batch.changes if c.key.resource == resource]
+
+
+def test_a_feed_without_a_cursor_is_expired_until_it_moves(storage, resource) -> None:
+    """A consumer new to the change log must rebuild from the objects: its
+    first read says expired, reads nothing, and names where to move."""
+    consumer = f"contract-{resource}"
+    batch = storage.read_feed(consumer, 10)
+    assert batch.expired and batch.changes == []
+    assert batch.end > 0
+    storage.advance_feed(consumer, batch.end)
+    assert not storage.read_feed(consumer, 10).expired
+
+
+def test_a_feed_reads_each_change_after_its_cursor_once_in_version_order(storage, resource) -> None:
+    consumer = f"contract-{resource}"
+    storage.advance_feed(consumer, storage.current_revision())
+    key = Key(GROUP, resource, "ns", "a")
+    created = storage.create(key, _obj("a", "ns", spec={"v": 1}, status={"phase": "new"}))
+    updated = storage.update(key, _obj("a", "ns", spec={"v": 2}), _rv(created))
+    storage.delete(key, _rv(updated))
+    batch, mine = _feed(storage, consumer, resource)
+    assert not batch.expired
+    assert [c.type for c in mine] == ["ADDED", "MODIFIED", "DELETED"]
+    assert [c.revision for c in batch.changes] == sorted(c.revision for c in batch.changes)
+    first = mine[0]
+    assert first.key == key and first.uid == created["metadata"]["uid"]
+    assert first.metadata["name"] == "a" and first.status == {"phase": "new"}
+    assert batch.end >= mine[-1].revision
+    storage.advance_feed(consumer, batch.end)
+    assert _feed(storage, consumer, resource)[1] == [], "a moved cursor reads nothing twice"
+
+
+def test_a_full_feed_batch_ends_at_its_last_change_and_the_cursor_never_moves_back(
+    storage, resource
+) -> None:
+    consumer = f"contract-{resource}"
+    start = storage.current_revision()
+    storage.advance_feed(consumer, start)
+    for name in ("a", "b", "c"):
+        storage.create(Key(GROUP, resource, "", name), _obj(name))
+    batch = storage.read_feed(consumer, 2)
+    assert len(batch.changes) == 2 and batch.end == batch.changes[-1].revision
+    storage.advance_feed(consumer, batch.end)
+    storage.advance_feed(consumer, start)  # an older position is ignored
+    rest = _feed(storage, consumer, resource)[1]
+    names = [c.key.name for c in batch.changes if c.key.resource == resource] + [
+        c.key.name for c in rest
+    ]
+    assert sorted(names) == ["a", "b", "c"], "every change read once across the batches"
+
+
+def test_a_feed_behind_the_compacted_history_is_expired(storage, resource) -> None:
+    from kapi.storage.compaction import compact_step
+
+    consumer = f"contract-{resource}"
+    storage.advance_feed(consumer, storage.current_revision())
+    storage.create(Key(GROUP, resource, "", "a"), _obj("a"))
+    target = storage.current_revision()
+    while compact_step(target) is not None:
+        pass
+    batch = storage.read_feed(consumer, 10)
+    assert batch.expired and batch.changes == [] and batch.end >= target
+
+
+def test_a_filtered_feed_reads_only_the_groups_and_labels_it_names(storage, resource) -> None:
+    from kapi.storage.interface import ChangeFilter
+
+    consumer = f"contract-{resource}"
+    storage.advance_feed(consumer, storage.current_revision())
+    other = f"other.{GROUP}"
+    storage.create(Key(GROUP, resource, "", "in-group"), _obj("in-group"))
+    labelled = _obj("labelled")
+    labelled["metadata"]["labels"] = {"contract.test/owner": "x"}
+    storage.create(Key(other, resource, "", "labelled"), labelled)
+    storage.create(Key(other, resource, "", "neither"), _obj("neither"))
+    select = ChangeFilter(groups=(GROUP,), labels=("contract.test/owner",))
+    batch = storage.read_feed(consumer, 1000, select)
+    names = sorted(c.key.name for c in batch.changes if c.key.resource == resource)
+    assert names == ["in-group", "labelled"]
+    full = storage.read_feed(consumer, 1, select)
+    assert full.end == full.changes[-1].revision, "a full filtered batch ends at its last change"

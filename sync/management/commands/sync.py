@@ -96,7 +96,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{copy.namespace}\t{copy.name}\t{copy.stamp}")
 
     def _restore(self, target: str, stamp: str | None) -> None:
-        from sync import queue
+        from sync import controllers
         from sync.api import repository_type
         from sync.retention import RestoreError, restore
 
@@ -121,7 +121,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         import kapi.celery  # noqa: F401 - the app (and broker) the request is enqueued on
 
-        queue.request(queue.REPOSITORY, namespace, name, "restore")
+        controllers.request(controllers.REPOSITORY, namespace, name, "restore")
         self.stdout.write(f"restored {namespace}/{name} as deleted at {copy.stamp}")
 
     def _rollback_target(self, target: str, revision: str | None) -> str:

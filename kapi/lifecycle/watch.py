@@ -1,10 +1,9 @@
-"""The change feed: turn new rows of the change log into lifecycle work items.
+"""The lifecycle's watch: which changes of the change log map to which keys of
+the lifecycle's controllers (``kapi.lifecycle.controllers``).
 
-One feed runs at a time (a session advisory lock, released by PostgreSQL if the
-worker dies). It reads ``kapi_change`` after its cursor and up to
-``kapi_rv_horizon()`` (so a version that commits late is never skipped), and in
-ONE transaction asks for the work the batch implies and moves the cursor: a
-crash either keeps both or neither. What a batch implies:
+The runtime's ``lifecycle`` feed (``kapi.controllers.feed``) hands each batch
+of changes to a ``_Plan`` and requests what it asks for in one transaction with
+the move of its cursor. What a batch implies:
 
 * a deleted object: check every dependent of it (one indexed statement);
 * an object being deleted with ``orphan``/``foregroundDeletion``: handle it as an owner;
@@ -15,101 +14,27 @@ crash either keeps both or neither. What a batch implies:
 * any change to a ClusterRole: aggregate every ClusterRole with an
   ``aggregationRule`` again (``aggregation``).
 
-If the change log was compacted past the cursor, ``resync`` rebuilds the
-intent from the objects themselves.
+If the change log was compacted past the cursor, ``resync(full=True)``
+rebuilds the intent from the objects themselves; ``resync(full=False)`` is the
+runtime's slow safety sweep.
 """
 
 from __future__ import annotations
 
-import logging
+from django.db import connection
 
-import orjson
-from django.db import connection, transaction
-
-from kapi.lifecycle import aggregation, objects, wakeup, work
-from kapi.observability import origin
+from kapi.controllers import feed, workqueue
+from kapi.lifecycle import aggregation, objects
 from kapi.registry.store import GC_FINALIZERS
-from kapi.storage import default_storage
+from kapi.storage.interface import Change
 
-__all__ = ["BATCH", "resync", "run", "sweep_deleting"]
+__all__ = ["FEED", "WATCH", "resync", "sweep_deleting"]
 
-log = logging.getLogger(__name__)
-
-BATCH = 1000
-_LOCK_KEY = 0x6B617069_6763  # "kapi" "gc"
+#: The runtime feed the lifecycle reads.
+FEED = "lifecycle"
 
 
-def run(max_batches: int = 20) -> bool:
-    """Catch up (at most ``max_batches``). Returns True if it should run again."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_try_advisory_lock(%s)", [_LOCK_KEY])
-        if not cur.fetchone()[0]:
-            return False  # another feed runs; it re-checks ``wanted`` when it stops
-    try:
-        more = False
-        for _ in range(max_batches):
-            if _one_batch() < BATCH:
-                break
-        else:
-            more = True
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_unlock(%s)", [_LOCK_KEY])
-    if not more:
-        with connection.cursor() as cur:
-            cur.execute("SELECT wanted FROM kapi_lifecycle_cursor WHERE id = 2")
-            row = cur.fetchone()
-            more = bool(row and row[0])
-    return more
-
-
-def _one_batch() -> int:
-    with connection.cursor() as cur:
-        cur.execute("UPDATE kapi_lifecycle_cursor SET wanted = false WHERE id = 2")
-        cur.execute("SELECT revision FROM kapi_lifecycle_cursor WHERE id = 1")
-        (position,) = cur.fetchone()
-    horizon = default_storage().current_revision()
-    with connection.cursor() as cur:
-        cur.execute("SELECT revision FROM kapi_compaction WHERE id = 1")
-        row = cur.fetchone()
-        compacted = int(row[0]) if row else 0
-        if position < compacted:
-            log.warning("change log compacted past the lifecycle cursor; resyncing")
-            with transaction.atomic():
-                resync(full=True)
-                _move(horizon)
-            wakeup.wake_workers(2)
-            return 0
-        cur.execute(
-            'SELECT c.resource_version, c."group", c.resource, c.namespace, c.name,'
-            f" c.uid::text, c.type, c.data->'metadata', {origin.COLUMN}"
-            f" FROM kapi_change c{origin.JOIN}"
-            " WHERE c.resource_version > %s AND c.resource_version <= %s"
-            " ORDER BY c.resource_version LIMIT %s",
-            [position, horizon, BATCH],
-        )
-        rows = cur.fetchall()
-    plan = _Plan()
-    for row in rows:
-        plan.add(*row)
-    end = rows[-1][0] if len(rows) == BATCH else horizon
-    with transaction.atomic():
-        asked = plan.ask()
-        _move(end)
-    if asked:
-        wakeup.wake_workers(2 if asked > 50 else 1)
-    return len(rows)
-
-
-def _move(revision: int) -> None:
-    with connection.cursor() as cur:
-        cur.execute(
-            "UPDATE kapi_lifecycle_cursor SET revision = GREATEST(revision, %s) WHERE id = 1",
-            [revision],
-        )
-
-
-class _Plan:
+class _Plan(feed.Plan):
     def __init__(self) -> None:
         #: The request behind each changed object (uid), when known.
         self.requests: dict[str, str] = {}
@@ -121,14 +46,15 @@ class _Plan:
         self.sa_deleted: set[str] = set()
         self.cluster_roles_changed = False
 
-    def add(self, rv, group, resource, namespace, name, uid, type_, meta, request_id="") -> None:
+    def add(self, change: Change) -> None:
+        group, resource, namespace, name = (
+            change.key.group, change.key.resource, change.key.namespace, change.key.name,
+        )
+        uid, type_, meta, request_id = change.uid, change.type, change.metadata, change.request_id
         if request_id:
             self.requests[uid] = request_id
             if namespace:
                 self.requests.setdefault(f"ns:{namespace}", request_id)
-        if isinstance(meta, (str, bytes)):
-            meta = orjson.loads(meta)
-        meta = meta or {}
         key = (group, resource, namespace, name)
         deleted = type_ == "DELETED"
         if deleted:
@@ -172,10 +98,10 @@ class _Plan:
         rows += self._namespaces_to_check()
         if self.cluster_roles_changed:
             rows += aggregation.aggregating_roles()
-        asked = work.request([(*row, self._request_of(row)) for row in rows])
+        asked = workqueue.request([(*row, self._request_of(row)) for row in rows])
         deleted = sorted(self.deleted)
         cause = next((self.requests[u] for u in deleted if u in self.requests), "")
-        asked += work.request_dependents(deleted, request_id=cause)
+        asked += objects.request_dependents(deleted, request_id=cause)
         return asked
 
     def _request_of(self, row: tuple) -> str:
@@ -263,7 +189,7 @@ def sweep_deleting() -> int:
             " AND sa.resource = 'serviceaccounts' AND sa.namespace = ns.name AND sa.name = 'default')"
         )
         rows += [(*r, "", "") for r in cur.fetchall()]
-    return work.request(rows, bump=False)
+    return workqueue.request(rows, bump=False)
 
 
 def resync(full: bool = False) -> int:
@@ -276,6 +202,9 @@ def resync(full: bool = False) -> int:
                 "SELECT 'attempt', uid::text, \"group\", resource, namespace, name, '', ''"
                 " FROM kapi_object WHERE data->'metadata' ? 'ownerReferences'"
             )
-            asked += work.request(cur.fetchall(), bump=False)
-        asked += work.request(aggregation.aggregating_roles(), bump=False)
+            asked += workqueue.request(cur.fetchall(), bump=False)
+        asked += workqueue.request(aggregation.aggregating_roles(), bump=False)
     return asked
+
+
+WATCH = feed.Watch(FEED, _Plan, resync)

@@ -1,6 +1,6 @@
-"""Celery tasks of the deletion lifecycle: thin, named, acknowledged late.
+"""Celery tasks of the controller runtime: thin, named, acknowledged late.
 
-Each calls one function; none takes or returns anything (the work is in the
+Each calls one function; none returns anything (the work is in the
 database). Retries only on PostgreSQL being briefly unreachable.
 """
 
@@ -10,7 +10,7 @@ from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
 from kapi.celery import app
-from kapi.lifecycle import feed, runner, wakeup
+from kapi.controllers import feed, runner
 from kapi.observability.tasks import nothing_done
 
 __all__ = ["process_changes", "resync", "sweep", "work"]
@@ -25,24 +25,29 @@ _COMMON = dict(
 )
 
 
-@app.task(name="kapi.lifecycle.process_changes", **_COMMON)
-def process_changes() -> None:
-    if feed.run():
-        wakeup.wake_feed_now()
+@app.task(name="kapi.controllers.process_changes", **_COMMON)
+def process_changes(name: str) -> None:
+    """Read feed ``name`` (woken by a write that matters to it)."""
+    if feed.run(name):
+        feed.run_again(name)
 
 
-@app.task(name="kapi.lifecycle.work", **_COMMON)
+@app.task(name="kapi.controllers.work", **_COMMON)
 def work() -> None:
-    runner.run_batch()
+    """Reconcile a batch of due keys, then one long-running key (a Sync)."""
+    claimed = runner.run_batch()
+    claimed += runner.run_long()
+    if not claimed:
+        nothing_done()
 
 
-@app.task(name="kapi.lifecycle.sweep", **_COMMON)
+@app.task(name="kapi.controllers.sweep", **_COMMON)
 def sweep() -> None:
     if not runner.sweep():
         nothing_done()
 
 
-@app.task(name="kapi.lifecycle.resync", **_COMMON)
+@app.task(name="kapi.controllers.resync", **_COMMON)
 def resync() -> None:
     if not runner.sweep(resync=True):
         nothing_done()

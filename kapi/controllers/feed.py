@@ -1,0 +1,167 @@
+"""Change feeds: turn new entries of the change log into requested keys.
+
+A ``Watch`` is one controller module's mapping from changes to keys: for each
+batch of changes the feed asks it for a ``Plan``, adds every change to it and
+then has it request its keys (``workqueue.request``), all in ONE transaction
+with the move of the feed's durable cursor (``Storage.advance_feed``): a crash
+keeps both or neither. Watches name their feed; the watches of one feed share
+its cursor and its reads.
+
+One run of a feed at a time (a session advisory lock, released by PostgreSQL
+if the worker dies). Writers that matter wake a feed through its flag
+(``kapi.wakeflag``, ``wake``); a burst of writes sends one run, and a run
+checks the flag again when it stops. When the cursor is missing or older than
+the compacted history, the feed asks each watch to ``resync`` (rebuild its
+keys from the objects) instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Callable
+from functools import cache
+
+from django.db import connection, transaction
+
+from kapi.controllers import wakeup
+from kapi.controllers.controller import watches
+from kapi.storage import default_storage
+from kapi.storage.interface import Change, ChangeFilter
+from kapi.wakeflag import WakeFlag, send_on_commit
+
+__all__ = ["BATCH", "Plan", "Watch", "feeds", "run", "run_again", "wake"]
+
+log = logging.getLogger(__name__)
+
+BATCH = 1000
+
+
+class Plan:
+    """What one batch of changes asks for: ``add`` each change, then ``ask``."""
+
+    def add(self, change: Change) -> None:
+        raise NotImplementedError
+
+    def ask(self) -> int:
+        """Request the keys the changes map to; returns how many."""
+        raise NotImplementedError
+
+
+class Watch:
+    """A controller module's mapping of changes to keys, on feed ``feed``."""
+
+    def __init__(
+        self,
+        feed: str,
+        plan: Callable[[], Plan],
+        resync: Callable[[bool], int],
+        select: ChangeFilter | None = None,
+    ) -> None:
+        #: ``plan()`` makes a fresh Plan per batch. ``resync(full)`` requests,
+        #: without bumping, every key the objects say is unfinished: the slow
+        #: safety sweep; ``full`` also what only a change could have asked for
+        #: (the history went past the cursor). Returns how many keys.
+        #: ``select``: the changes it needs (None: all); a feed reads what
+        #: any of its watches needs.
+        self.feed, self.plan, self.resync, self.select = feed, plan, resync, select
+
+
+@cache
+def feeds() -> dict[str, list[Watch]]:
+    """The watches of every feed, by feed name."""
+    found: dict[str, list[Watch]] = {}
+    for watch in watches():
+        found.setdefault(watch.feed, []).append(watch)
+    return found
+
+
+def _select(name: str) -> ChangeFilter | None:
+    """What feed ``name`` reads: the union of its watches' filters."""
+    selects = [w.select for w in feeds().get(name, ())]
+    if not selects or any(s is None for s in selects):
+        return None
+    return ChangeFilter(
+        groups=tuple(sorted({g for s in selects for g in s.groups})),
+        labels=tuple(sorted({lab for s in selects for lab in s.labels})),
+    )
+
+
+def _task():
+    from kapi.controllers.tasks import process_changes
+
+    return process_changes
+
+
+@cache
+def _flag(name: str) -> WakeFlag:
+    return WakeFlag(name, lambda: _FeedTask(name), f"the {name} feed")
+
+
+class _FeedTask:
+    """What ``send_on_commit`` enqueues for feed ``name``."""
+
+    def __init__(self, name: str) -> None:
+        self.feed = name
+        self.name = _task().name
+
+    def delay(self) -> None:
+        _task().delay(self.feed)
+
+
+def wake(name: str) -> None:
+    """A write that matters to feed ``name``: run it after the commit (once per burst)."""
+    _flag(name).wake()
+
+
+def run_again(name: str) -> None:
+    """Enqueue feed ``name`` without looking at its flag (it asked to run again)."""
+    send_on_commit(_FeedTask(name))
+
+
+def _lock_key(name: str) -> int:
+    return 0x6B617069_00000000 | zlib.crc32(name.encode())
+
+
+def run(name: str, max_batches: int = 20) -> bool:
+    """Catch feed ``name`` up (at most ``max_batches``). Returns True if it
+    should run again (more to read, or a wake came meanwhile)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(name)])
+        if not cur.fetchone()[0]:
+            return False  # another run; it re-checks the flag when it stops
+    try:
+        more = False
+        for _ in range(max_batches):
+            if _one_batch(name) < BATCH:
+                break
+        else:
+            more = True
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(name)])
+    return more or _flag(name).wanted()
+
+
+def _one_batch(name: str) -> int:
+    _flag(name).clear()
+    storage = default_storage()
+    batch = storage.read_feed(name, BATCH, _select(name))
+    if batch.expired:
+        log.warning("change log compacted past the %s feed's cursor; resyncing", name)
+        with transaction.atomic():
+            for watch in feeds().get(name, ()):
+                watch.resync(True)
+            storage.advance_feed(name, batch.end)
+        wakeup.wake_workers(2)
+        return 0
+    plans = [watch.plan() for watch in feeds().get(name, ())]
+    for change in batch.changes:
+        for plan in plans:
+            plan.add(change)
+    with transaction.atomic():
+        asked = sum(plan.ask() for plan in plans)
+        storage.advance_feed(name, batch.end)
+    if asked:
+        wakeup.wake_workers(2 if asked > 50 else 1)
+    return len(batch.changes)
