@@ -32,12 +32,14 @@ import copy
 import functools
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
 
 from kapi.storage.interface import ListPage
+from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 from kapi.storage.watchcache import WatchCache, watch_cache
 
 __all__ = ["Entry", "ListCache", "Store", "bind_loop", "enabled", "list_cache"]
@@ -87,13 +89,28 @@ class Store:
         self.revision = 0
         self.position: int | None = None
         self.lock = threading.Lock()
-        self._sorted: list[tuple[str, str]] | None = None
+        self._sorted: tuple[tuple[str, str], ...] | None = None
+        self._snapshot: Snapshot | None = None
 
-    def keys(self) -> list[tuple[str, str]]:
-        """Keys in (namespace, name) order, as the database lists them."""
+    def keys(self) -> tuple[tuple[str, str], ...]:
+        """Keys in (namespace, name) order, as the database lists them (its
+        columns collate as "C": code point order, as Python compares)."""
         if self._sorted is None:
-            self._sorted = sorted(self.objects)
+            self._sorted = tuple(sorted(self.objects))
         return self._sorted
+
+    def snapshot(self) -> Snapshot:
+        """The store as it is now, frozen (called with ``lock`` held). Made
+        again only after a change: a store that only moved to a newer revision
+        shares the previous snapshot's tuples."""
+        snapshot = self._snapshot
+        if snapshot is None:
+            keys = self.keys()
+            entries = tuple(map(self.objects.__getitem__, keys))
+            snapshot = self._snapshot = Snapshot(self.revision, keys, entries)
+        elif snapshot.revision != self.revision:
+            snapshot = self._snapshot = Snapshot(self.revision, snapshot.keys, snapshot.entries)
+        return snapshot
 
     def fill(self, page: ListPage) -> None:
         self.objects = {
@@ -101,6 +118,7 @@ class Store:
         }
         self.revision = page.revision
         self._sorted = None
+        self._snapshot = None
 
     def apply(self, events: Iterable, seen: int) -> None:
         """Apply change events (in version order) newer than the store; then
@@ -111,6 +129,7 @@ class Store:
             if event.revision <= self.revision:
                 continue  # already in the list the store was filled from
             key = (event.namespace, event.name)
+            self._snapshot = None
             if event.type == "DELETED":
                 if self.objects.pop(key, None) is not None:
                     self._sorted = None
@@ -145,6 +164,8 @@ class ListCache:
         self._cache = cache
         self._stores: dict[Key, Store] = {}
         self._lock = threading.Lock()
+        #: Snapshots that paged lists read their pages from (by store key and revision).
+        self.snapshots = SnapshotCache()
 
     @property
     def cache(self) -> WatchCache:
@@ -192,6 +213,21 @@ class ListCache:
             except BaseException:
                 store.position = None  # half applied: refill next time
                 raise
+
+    def current_at_least(
+        self, key: Key, fill: Callable[[], ListPage], revision: int, timeout: float
+    ) -> Store | None:
+        """The store for ``key`` once it has reached ``revision`` (waiting at
+        most ``timeout`` seconds for the watch cache to read that far); None
+        when it cannot, and the caller must list from the database."""
+        deadline = time.monotonic() + timeout
+        while True:
+            store = self.current(key, fill)
+            if store is None or store.revision >= revision:
+                return store
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.cache.wait_for_revision(revision, remaining):
+                return None
 
     @staticmethod
     def _bring_up_to_date(store: Store, channel, cache: WatchCache, fill: Callable[[], ListPage]) -> Store | None:
