@@ -14,9 +14,10 @@ KEP-2340 "consistent reads from cache" and KEP-4988 "snapshottable cache"):
   match them;
 - a ``limit``: the first page is read from a snapshot of the store at its
   revision (``kapi.storage.listsnapshot``), kept for the pages after it;
-- a ``continue`` token (or ``Exact`` N) at a revision this process has a
-  snapshot of: the next page from that snapshot; without one, the database
-  answers at that revision (410 once compacted), the same collection.
+- a ``continue`` token (or a paged ``Exact`` N) at a revision this process
+  has a snapshot of: the next page from that snapshot; without one, the
+  database answers at that revision (410 once compacted), the same
+  collection. An unpaged ``Exact`` list reads the database.
 
 A plain JSON answer (no ``as=`` transform, no YAML, not pretty) is
 :class:`EncodedJSON`: the cached encodings of the items joined, which the JSON
@@ -85,10 +86,12 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
     cache = listcache.list_cache()
     key = _key(scope)
     options = request.options
-    if request.continue_token or (options.at_revision is not None):
+    if request.continue_token or options.at_revision is not None:
         revision = options.at_revision
-        if revision is None or revision < cache.cache.compacted:
-            return None  # a token from an expired continuation, or compacted: the database says
+        if revision is None or options.limit is None or revision < cache.cache.compacted:
+            # A token of an expired continuation, an unpaged Exact list, or a
+            # compacted revision: the database answers (or says 410).
+            return None
         return cache.snapshots.get(key, revision)
 
     rt = scope.resource

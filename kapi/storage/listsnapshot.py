@@ -106,8 +106,14 @@ class SnapshotCache:
     """Recent snapshots by (store key, revision): at most ``capacity``, none
     unused for more than ``ttl`` seconds. Thread-safe."""
 
-    def __init__(self, capacity: int | None = None, ttl: float | None = None) -> None:
+    def __init__(
+        self,
+        capacity: int | None = None,
+        ttl: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         env = os.environ.get
+        self._clock = clock
         self.capacity = capacity if capacity is not None else int(env("KAPI_LIST_SNAPSHOTS", "8"))
         self.ttl = ttl if ttl is not None else float(env("KAPI_LIST_SNAPSHOT_SECONDS", "60"))
         self._items: OrderedDict[tuple[Any, int], tuple[float, Snapshot]] = OrderedDict()
@@ -120,13 +126,14 @@ class SnapshotCache:
         if self.capacity <= 0:
             return
         with self._lock:
-            self._items[(key, snapshot.revision)] = (time.monotonic(), snapshot)
+            self._expire(self._clock())
+            self._items[(key, snapshot.revision)] = (self._clock(), snapshot)
             self._items.move_to_end((key, snapshot.revision))
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
 
     def get(self, key: Any, revision: int) -> Snapshot | None:
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             self._expire(now)
             item = self._items.get((key, revision))
