@@ -88,11 +88,14 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
     options = request.options
     if request.continue_token or options.at_revision is not None:
         revision = options.at_revision
-        if revision is None or options.limit is None or revision < cache.cache.compacted:
-            # A token of an expired continuation, an unpaged Exact list, or a
-            # compacted revision: the database answers (or says 410).
+        if revision is None or options.limit is None:
+            return None  # a token of an expired continuation, or an unpaged Exact list
+        snapshot = cache.snapshots.get(key, revision)
+        if snapshot is None or revision < registry.storage.compacted_revision():
+            # Compacted: the database says 410, as it did before snapshots
+            # (the watch cache's idea of compaction may be a poll behind).
             return None
-        return cache.snapshots.get(key, revision)
+        return snapshot
 
     rt = scope.resource
 
