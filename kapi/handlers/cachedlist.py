@@ -15,9 +15,10 @@ KEP-2340 "consistent reads from cache" and KEP-4988 "snapshottable cache"):
 - a ``limit``: the first page is read from a snapshot of the store at its
   revision (``kapi.storage.listsnapshot``), kept for the pages after it;
 - a ``continue`` token (or a paged ``Exact`` N) at a revision this process
-  has a snapshot of: the next page from that snapshot; without one, the
-  database answers at that revision (410 once compacted), the same
-  collection. An unpaged ``Exact`` list reads the database.
+  has a snapshot of, or that its store still is (nothing of the resource
+  changed since, as when another process made the token): the next page from
+  memory; otherwise the database answers at that revision (410 once
+  compacted), the same collection. An unpaged ``Exact`` list reads the database.
 
 A plain JSON answer (no ``as=`` transform, no YAML, not pretty) is
 :class:`EncodedJSON`: the cached encodings of the items joined, which the JSON
@@ -61,6 +62,9 @@ def list_from_cache(scope: RequestScope, registry: Registry, request: ListReques
     if snapshot is None:
         return None
     options = request.options
+    # A page read at revision N reports N, also from a snapshot that covers
+    # more revisions than N (the collection did not change in between).
+    revision = options.at_revision or snapshot.revision
     rt = scope.resource
     label_selector, field_selector = request.label_selector, request.field_selector
     matches = None
@@ -73,7 +77,7 @@ def list_from_cache(scope: RequestScope, registry: Registry, request: ListReques
 
     namespace = scope.namespace if rt.namespaced else None
     page = snapshot.page(namespace, options.after, options.limit, matches, options.count_remaining)
-    return _respond(scope, registry, snapshot.revision, page, encoded)
+    return _respond(scope, registry, revision, page, encoded)
 
 
 def _key(scope: RequestScope) -> listcache.Key:
@@ -90,18 +94,15 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
         revision = options.at_revision
         if revision is None or options.limit is None:
             return None  # a token of an expired continuation, or an unpaged Exact list
-        snapshot = cache.snapshots.get(key, revision)
+        snapshot = cache.snapshots.get(key, revision) or _current_at(scope, registry, revision)
         if snapshot is None or revision < registry.storage.compacted_revision():
             # Compacted: the database says 410, as it did before snapshots
             # (the watch cache's idea of compaction may be a poll behind).
             return None
         return snapshot
 
+    fill = _filler(scope, registry)
     rt = scope.resource
-
-    def fill():
-        return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
-
     try:
         if request.resource_version is None:
             if options.label_selector is not None or options.field_selector is not None:
@@ -124,6 +125,34 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
     if options.limit is not None:
         cache.snapshots.put(key, snapshot)
     return snapshot
+
+
+def _filler(scope: RequestScope, registry: Registry):
+    rt = scope.resource
+
+    def fill():
+        return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
+
+    return fill
+
+
+def _current_at(scope: RequestScope, registry: Registry, revision: int) -> Snapshot | None:
+    """This process's store, if it is also the collection at ``revision``
+    (nothing of the resource changed since): a token made by another
+    process, or whose snapshot was evicted, while the resource stood still."""
+    cache = listcache.list_cache()
+    key = _key(scope)
+    if not cache.filled(key):
+        return None  # not worth a fill: the database answers one page cheaper
+    try:
+        store = cache.current(key, _filler(scope, registry))
+    except (TimeoutError, RuntimeError):
+        return None
+    if store is None:
+        return None
+    with store.lock:
+        snapshot = store.snapshot()
+    return snapshot if snapshot.covers(revision) else None
 
 
 def _respond(scope: RequestScope, registry: Registry, revision: int, page: Page, encoded: bool) -> Result:

@@ -87,6 +87,9 @@ class Store:
     def __init__(self) -> None:
         self.objects: dict[tuple[str, str], Entry] = {}
         self.revision = 0
+        #: The revision of the last change applied (or of the fill): the
+        #: objects are the collection at every revision from here to ``revision``.
+        self.changed = 0
         self.position: int | None = None
         self.lock = threading.Lock()
         self._sorted: tuple[tuple[str, str], ...] | None = None
@@ -107,16 +110,16 @@ class Store:
         if snapshot is None:
             keys = self.keys()
             entries = tuple(map(self.objects.__getitem__, keys))
-            snapshot = self._snapshot = Snapshot(self.revision, keys, entries)
+            snapshot = self._snapshot = Snapshot(self.revision, keys, entries, self.changed)
         elif snapshot.revision != self.revision:
-            snapshot = self._snapshot = Snapshot(self.revision, snapshot.keys, snapshot.entries)
+            snapshot = self._snapshot = Snapshot(self.revision, snapshot.keys, snapshot.entries, self.changed)
         return snapshot
 
     def fill(self, page: ListPage) -> None:
         self.objects = {
             (o["metadata"].get("namespace") or "", o["metadata"]["name"]): Entry(o) for o in page.items
         }
-        self.revision = page.revision
+        self.revision = self.changed = page.revision
         self._sorted = None
         self._snapshot = None
 
@@ -137,7 +140,7 @@ class Store:
                 if key not in self.objects:
                     self._sorted = None
                 self.objects[key] = Entry(_stamp(event.raw, event.revision))
-            self.revision = event.revision
+            self.revision = self.changed = event.revision
         self.revision = max(self.revision, seen)
 
 
@@ -170,6 +173,11 @@ class ListCache:
     @property
     def cache(self) -> WatchCache:
         return self._cache or watch_cache()
+
+    def filled(self, key: Key) -> bool:
+        """Whether this process keeps ``key``'s objects (has listed them)."""
+        store = self._stores.get(key)
+        return store is not None and store.position is not None
 
     def store(self, key: Key) -> Store:
         with self._lock:

@@ -48,14 +48,23 @@ class Page:
 
 
 class Snapshot:
-    """A store's entries at ``revision``, in key order (read-only)."""
+    """A store's entries at ``revision``, in key order (read-only). ``since``
+    is the revision of the last change in them: the collection was the same
+    at every revision from ``since`` to ``revision``."""
 
-    __slots__ = ("entries", "keys", "revision")
+    __slots__ = ("entries", "keys", "revision", "since")
 
-    def __init__(self, revision: int, keys: tuple[Key, ...], entries: tuple[Any, ...]) -> None:
+    def __init__(
+        self, revision: int, keys: tuple[Key, ...], entries: tuple[Any, ...], since: int | None = None
+    ) -> None:
         self.revision = revision
         self.keys = keys
         self.entries = entries
+        self.since = revision if since is None else since
+
+    def covers(self, revision: int) -> bool:
+        """Whether this is also the collection as it stood at ``revision``."""
+        return self.since <= revision <= self.revision
 
     def span(self, namespace: str | None, after: Key | None) -> tuple[int, int]:
         """Index range of the keys in ``namespace`` (all when None) after ``after``."""

@@ -98,6 +98,9 @@ def test_a_snapshot_is_made_again_only_after_a_change(storage, resource) -> None
     store.apply([], first.revision + 5)
     moved = store.snapshot()
     assert moved.revision == first.revision + 5 and moved.entries is first.entries
+    # Nothing changed from the fill to now: the snapshot is the collection at each of those revisions.
+    assert moved.covers(first.revision) and moved.covers(first.revision + 5)
+    assert not moved.covers(first.revision - 1) and not moved.covers(first.revision + 6)
     store.objects.pop(("ns", "a"))
     store._sorted = None
     store._snapshot = None
