@@ -54,45 +54,57 @@ def _setup(data_dir: str) -> tuple[object, str]:
     return Client(HTTP_AUTHORIZATION=f"Bearer {token}"), token
 
 
-def _get(client, path: str) -> dict:
-    response = client.get(path, secure=True, HTTP_ACCEPT="application/json")
-    assert response.status_code == 200, response.content[:300]
-    return json.loads(b"".join(response.streaming_content) if response.streaming else response.content)
+class Meter:
+    """Thread CPU and wall time spent inside requests only (not in parsing
+    their answers, which is the client's work)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.cpu = self.wall = 0.0
+
+    def get(self, path: str) -> dict:
+        c, w = time.thread_time(), time.perf_counter()
+        response = self.client.get(path, secure=True, HTTP_ACCEPT="application/json")
+        content = b"".join(response.streaming_content) if response.streaming else response.content
+        self.cpu += time.thread_time() - c
+        self.wall += time.perf_counter() - w
+        assert response.status_code == 200, content[:300]
+        return json.loads(content)
 
 
 def measure(client, base: str, rounds: int, expect: int) -> dict:
-    def full(params: str):
-        body = _get(client, base + params)
+    def full(meter: Meter, params: str):
+        body = meter.get(base + params)
         assert len(body["items"]) == expect, len(body["items"])
 
-    def paged():
+    def paged(meter: Meter):
         token, n = "", 0
         while True:
-            body = _get(client, f"{base}?limit=500" + (f"&continue={token}" if token else ""))
+            body = meter.get(f"{base}?limit=500" + (f"&continue={token}" if token else ""))
             n += len(body["items"])
             token = body["metadata"].get("continue")
             if not token:
                 break
         assert n == expect, n
 
-    def selector():
-        _get(client, f"{base}?labelSelector=bucket%3D7")
+    def selector(meter: Meter):
+        meter.get(f"{base}?labelSelector=bucket%3D7")
 
     cases = {
-        "consistent": lambda: full(""),
-        "rv0": lambda: full("?resourceVersion=0"),
+        "consistent": lambda m: full(m, ""),
+        "rv0": lambda m: full(m, "?resourceVersion=0"),
         "paged500": paged,
         "selector1pct": selector,
     }
     out = {}
     for name, fn in cases.items():
-        fn()  # warm: fills the store, encodes the entries
+        fn(Meter(client))  # warm: fills the store, encodes the entries
         cpu, wall = [], []
         for _ in range(rounds):
-            c, w = time.thread_time(), time.perf_counter()
-            fn()
-            cpu.append((time.thread_time() - c) * 1e3)
-            wall.append((time.perf_counter() - w) * 1e3)
+            meter = Meter(client)
+            fn(meter)
+            cpu.append(meter.cpu * 1e3)
+            wall.append(meter.wall * 1e3)
         out[name] = {
             "cpu_ms_min": round(min(cpu), 1), "cpu_ms_median": round(statistics.median(cpu), 1),
             "wall_ms_min": round(min(wall), 1),

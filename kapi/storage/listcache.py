@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import copy
 import functools
 import os
 import threading
@@ -38,6 +37,7 @@ from typing import Any
 
 import orjson
 
+from kapi.objcopy import deep_copy
 from kapi.storage.interface import ListPage
 from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 from kapi.storage.watchcache import WatchCache, watch_cache
@@ -265,7 +265,7 @@ class ListCache:
         encoded = entry.encoded
         if encoded is None:
             # orjson's result keeps its 16 KiB write buffer: copy it to its size.
-            encoded = entry.encoded = bytes(memoryview(orjson.dumps(convert(copy.deepcopy(entry.stored)))))
+            encoded = entry.encoded = bytes(memoryview(orjson.dumps(convert(deep_copy(entry.stored)))))
         return encoded
 
 
