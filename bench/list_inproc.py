@@ -87,8 +87,11 @@ def measure(client, base: str, rounds: int, expect: int) -> dict:
                 break
         assert n == expect, n
 
+    # kbench labels bucket=N, list_large.py group=gN (N = i % 100).
+    one_percent = "bucket%3D7" if Meter(client).get(f"{base}?labelSelector=bucket%3D7")["items"] else "group%3Dg7"
+
     def selector(meter: Meter):
-        meter.get(f"{base}?labelSelector=bucket%3D7")
+        meter.get(f"{base}?labelSelector={one_percent}")
 
     cases = {
         "consistent": lambda m: full(m, ""),
@@ -112,6 +115,42 @@ def measure(client, base: str, rounds: int, expect: int) -> dict:
     return out
 
 
+def memory_per_object(namespace: str) -> dict:
+    """Bytes a list cache store keeps per object (tracemalloc): the parsed
+    stored form, its JSON encoding, and a snapshot's share."""
+    import gc
+    import tracemalloc
+
+    import orjson
+
+    from kapi.storage import default_storage
+    from kapi.storage.interface import ListPage, ListQuery
+    from kapi.storage.listcache import ListCache, Store
+
+    page = default_storage().list(ListQuery(group="", resource="configmaps", namespace=namespace))
+    raw = [orjson.dumps(o) for o in page.items]
+    del page
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    store = Store()
+    store.fill(ListPage(items=[orjson.loads(r) for r in raw], revision=1, last_key=None, remaining=None))
+    stored = tracemalloc.get_traced_memory()[0]
+    for entry in store.objects.values():
+        ListCache.encode(entry, lambda o: o)
+    encoded = tracemalloc.get_traced_memory()[0]
+    snapshot = store.snapshot()
+    snap = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    n = len(store.objects)
+    del snapshot
+    return {
+        "objects": n, "json_bytes": round(sum(map(len, raw)) / n),
+        "stored_form": round((stored - base) / n), "encoding": round((encoded - stored) / n),
+        "snapshot": round((snap - encoded) / n),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", required=True)
@@ -130,9 +169,16 @@ def main() -> None:
             " GROUP BY 1 ORDER BY 2 DESC LIMIT 1"
         )
         namespace, count = cur.fetchone()
-    namespace = args.namespace or namespace
+        if args.namespace:
+            namespace = args.namespace
+            cur.execute(
+                "SELECT count(*) FROM kapi_object WHERE \"group\" = '' AND resource = 'configmaps' AND namespace = %s",
+                [namespace],
+            )
+            (count,) = cur.fetchone()
     base = f"/api/v1/namespaces/{namespace}/configmaps"
     figures = measure(client, base, args.rounds, count)
+    figures["memory"] = memory_per_object(namespace)
     print(json.dumps({"cache": args.cache, "namespace": namespace, "objects": count,
                       "loadavg": os.getloadavg(), **figures}))
 

@@ -8,7 +8,10 @@ served (group, resource, apiVersion) is filled once by a consistent list from
 the database and then kept current by applying that resource's change events,
 read from the watch cache's channel at the store's cursor. Nothing runs in the
 background: a list brings its store up to date (under the store's lock) before
-it answers, so a store costs nothing while nobody lists it.
+it answers, so a store costs nothing while nobody lists it. A consistent list
+first waits for the watch cache to reach the database's current revision
+(:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`
+(``kapi.storage.listsnapshot``), kept in :attr:`ListCache.snapshots`.
 
 Each :class:`Entry` keeps the stored form (shared, never mutated: selectors
 match it) and, once served, its JSON encoding in the served version, so a

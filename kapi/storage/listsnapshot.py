@@ -98,7 +98,7 @@ class Snapshot:
                 return Page(selected, None, None)
             return Page(selected, self.keys[end - 1], (hi - end) if count_remaining else None)
         selected = []
-        i = lo
+        i, last = lo, lo
         while i < hi:
             entry = entries[i]
             i += 1
