@@ -17,7 +17,7 @@ from contextlib import nullcontext
 from django.db import connection, transaction
 
 from sync import controllers
-from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE
+from sync.kinds import GROUP, LABEL_NAME, LABEL_NAMESPACE
 
 __all__ = ["wake_waiting_sync"]
 
