@@ -16,7 +16,12 @@ from kapi_testserver import KapiServer, serving
 
 from tests.api.conftest import API
 from tests.api.test_list_http import make, names
-from tests.api.test_list_snapshot_http import consistent_reads, database_list, fresh_get, walk
+from tests.api.test_list_snapshot_http import (
+    consistent_reads,
+    database_list,
+    fresh_get,
+    walk,
+)
 
 
 @pytest.fixture(scope="module")
