@@ -154,8 +154,8 @@ def main() -> int:
         values = results[verb]
         print(f"{verb:6} min {min(values):.3f} ms  median {statistics.median(values):.3f} ms  ({', '.join(f'{v:.3f}' for v in values)})")
     if args.profile:
-        profiler = cProfile.Profile(time.thread_time)
         for verb in verbs:
+            profiler = cProfile.Profile(time.thread_time)
             targets = None if verb == "create" else names(args.count)
             if verb == "apply":
                 run_apply(args.count, targets)
