@@ -176,12 +176,16 @@ def _compare_bridge(bridge, verbs, args, runs, names) -> int:
     minutes, so A and B alternate every ``--count`` operations."""
     from django.core.handlers import base
 
+    patterns = bridge._resource_patterns
+
     def full():
         bridge.lean_signals = False
+        bridge._resource_patterns = ()
         base.BaseHandler.load_middleware(bridge, is_async=False)
 
     def lean():
         bridge.lean_signals = True
+        bridge._resource_patterns = patterns
         bridge.load_middleware()
 
     for verb in verbs:
