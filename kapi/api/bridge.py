@@ -21,9 +21,11 @@ Django's handler, measured at about a tenth of a create's request-thread CPU:
   request id, metrics, access log, body limit and error ``Status``;
 - it sends no request signals. Their receivers are Django's own
   (:data:`SIGNAL_RECEIVERS`: ``reset_queries``, ``close_old_connections``,
-  ``close_caches``, ``reset_urlconf``), and the bridge does their work itself, except that a
-  request thread keeps its pooled database connection across requests instead
-  of checking one out and back in per request: see :func:`_keep_or_release`.
+  ``close_caches``, ``reset_urlconf``), and the bridge does their work
+  itself, except that a request thread keeps its pooled database connection
+  across requests instead of checking one out and back in per request: see
+  :func:`_keep_or_release`. (So an API process holds up to one connection per
+  request thread while its threads live, within the pool's ``max_size``.)
   A receiver connected by anything else (by the time the bridge is built,
   after ``django.setup()``) makes the bridge send the signals as Django does
   (``_lean_signals``);
@@ -61,7 +63,13 @@ from kapi.api.middleware import status_response
 from kapi.api.parsers import MAX_BODY_BYTES
 from kapi.storage import listcache
 
-__all__ = ["KEEP_CONNECTION_SECONDS", "SIGNAL_RECEIVERS", "APIBridge", "api_middleware", "request_threads"]
+__all__ = [
+    "KEEP_CONNECTION_SECONDS",
+    "SIGNAL_RECEIVERS",
+    "APIBridge",
+    "api_middleware",
+    "request_threads",
+]
 
 #: The receivers of ``request_started`` / ``request_finished`` whose work the
 #: bridge does itself (Django connects them on import).

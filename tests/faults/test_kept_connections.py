@@ -37,7 +37,8 @@ def test_connections_closed_by_postgres_are_replaced(fault_server: KapiServer) -
     assert api.request("POST", "/api/v1/namespaces", json=body).status_code == 201
     for i in range(20):
         cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}}
-        assert api.request("POST", f"/api/v1/namespaces/{ns}/configmaps", json=cm).status_code == 201
+        created = api.request("POST", f"/api/v1/namespaces/{ns}/configmaps", json=cm)
+        assert created.status_code == 201
     url = database_url(fault_server)
     before = _api_backends(url)
     assert before, "the API holds no connection between requests"
