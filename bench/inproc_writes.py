@@ -1,0 +1,212 @@
+"""Request-thread CPU per write, in process, through the whole Django stack.
+
+    python bench/inproc_writes.py --data-dir DIR [--count 300] [--rounds 3]
+        [--verbs create,patch,put,apply] [--profile FILE]
+
+Attaches to the PostgreSQL of the running kapi serving ``DIR`` (started with
+``manage.py serve --data-dir DIR``), builds the API app as a uvicorn worker does
+(``kapi.asgi``) and calls ``APIBridge._respond`` with ASGI scopes, as the event
+loop would after reading the body: no TLS, no HTTP parsing, no event loop. The
+figure is ``time.thread_time`` per operation (CPU of this thread only, so the
+neighbours on a shared machine move it little), the minimum and median over
+rounds. ``--code DIR`` imports another checkout
+(to compare branches against one server). ``--profile`` writes a cProfile (clocked by ``thread_time``) of one more
+round of each verb. Every answer is checked (status code), so a broken path
+cannot look fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAYLOAD = "x" * 900
+
+
+def _setup(data_dir: Path, code: Path) -> None:
+    os.environ["KAPI_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="kapi-inproc-metrics-")
+    sys.path.insert(0, str(code))
+
+
+def _scope(method: str, path: str, token: str, content_type: str | None, query: str = "") -> dict:
+    headers = [
+        (b"host", b"127.0.0.1"),
+        (b"authorization", f"Bearer {token}".encode()),
+        (b"accept", b"application/json"),
+        (b"user-agent", b"inproc-bench"),
+    ]
+    if content_type:
+        headers.append((b"content-type", content_type.encode()))
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "https",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": query.encode(),
+        "headers": headers,
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 6443),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--verbs", default="create,patch,put,apply")
+    parser.add_argument("--profile", type=Path)
+    parser.add_argument(
+        "--compare-bridge", action="store_true",
+        help="alternate short batches of Django's full request cycle and the bridge's lean one in this process",
+    )
+    parser.add_argument("--code", type=Path, default=ROOT, help="the kapi checkout to import (default: this one)")
+    args = parser.parse_args()
+    _setup(args.data_dir.resolve(), args.code.resolve())
+
+    import orjson
+
+    from kapi import asgi
+    from kapi.runtime import tokens
+
+    bridge = asgi._api
+    token = next(iter(tokens.load_tokens(tokens.token_file_path())))
+    ns = f"inproc-{uuid.uuid4().hex[:6]}"
+
+    def call(method, path, body=b"", content_type=None, query="", expect=(200, 201)):
+        if content_type:
+            headers_len = len(body)
+        else:
+            headers_len = 0
+        scope = _scope(method, path, token, content_type, query)
+        if headers_len:
+            scope["headers"].append((b"content-length", str(headers_len).encode()))
+        status, _, content = bridge._respond(scope, body)
+        if status not in expect:
+            raise SystemExit(f"{method} {path}: {status} {content[:300]!r}")
+        return content
+
+    call("POST", "/api/v1/namespaces", orjson.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}), "application/json")
+    base = f"/api/v1/namespaces/{ns}/configmaps"
+
+    def cm(name, value=PAYLOAD):
+        return orjson.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"bench": "inproc"}}, "data": {"payload": value}})
+
+    counter = iter(range(10**9))
+
+    def run_create(n):
+        prefix = f"c{next(counter)}-"
+        for i in range(n):
+            call("POST", base, cm(f"{prefix}{i}"), "application/json")
+
+    def names(n):
+        prefix = f"u{next(counter)}-"
+        out = [f"{prefix}{i}" for i in range(n)]
+        for name in out:
+            call("POST", base, cm(name), "application/json")
+        return out
+
+    def run_patch(n, targets):
+        for i, name in enumerate(targets):
+            call("PATCH", f"{base}/{name}", orjson.dumps({"data": {"payload": f"p{i}{PAYLOAD}"}}), "application/merge-patch+json")
+
+    def run_put(n, targets):
+        for i, name in enumerate(targets):
+            current = orjson.loads(call("GET", f"{base}/{name}"))
+            current["data"]["payload"] = f"q{i}{PAYLOAD}"
+            call("PUT", f"{base}/{name}", orjson.dumps(current), "application/json")
+
+    def run_apply(n, targets):
+        for i, name in enumerate(targets):
+            call("PATCH", f"{base}/{name}", cm(name, f"a{i}{PAYLOAD}"), "application/apply-patch+yaml", "fieldManager=bench&force=true")
+
+    verbs = args.verbs.split(",")
+    if args.compare_bridge:
+        return _compare_bridge(bridge, verbs, args, {"create": run_create, "patch": run_patch, "put": run_put, "apply": run_apply}, names)
+    results: dict[str, list[float]] = {v: [] for v in verbs}
+    for _ in range(args.rounds):
+        for verb in verbs:
+            targets = None if verb == "create" else names(args.count)
+            if verb == "apply":
+                # The apply phase measured is "change": the objects already have this manager.
+                run_apply(args.count, targets)
+            start = time.thread_time()
+            if verb == "create":
+                run_create(args.count)
+            else:
+                {"patch": run_patch, "put": run_put, "apply": run_apply}[verb](args.count, targets)
+            results[verb].append((time.thread_time() - start) * 1000 / args.count)
+    for verb in verbs:
+        values = results[verb]
+        print(f"{verb:6} min {min(values):.3f} ms  median {statistics.median(values):.3f} ms  ({', '.join(f'{v:.3f}' for v in values)})")
+    if args.profile:
+        for verb in verbs:
+            profiler = cProfile.Profile(time.thread_time)
+            targets = None if verb == "create" else names(args.count)
+            if verb == "apply":
+                run_apply(args.count, targets)
+            profiler.enable()
+            if verb == "create":
+                run_create(args.count)
+            else:
+                {"patch": run_patch, "put": run_put, "apply": run_apply}[verb](args.count, targets)
+            profiler.disable()
+            profiler.dump_stats(f"{args.profile}.{verb}")
+        print(f"profiles in {args.profile}.<verb>")
+    call("DELETE", f"/api/v1/namespaces/{ns}", expect=(200, 202))
+    return 0
+
+
+def _compare_bridge(bridge, verbs, args, runs, names) -> int:
+    """Paired batches in one process: the neighbours' load drifts over
+    minutes, so A and B alternate every ``--count`` operations."""
+    from django.core.handlers import base
+
+    patterns = bridge._resource_patterns
+
+    def full():
+        bridge.lean_signals = False
+        bridge._resource_patterns = ()
+        base.BaseHandler.load_middleware(bridge, is_async=False)
+
+    def lean():
+        bridge.lean_signals = True
+        bridge._resource_patterns = patterns
+        bridge.load_middleware()
+
+    for verb in verbs:
+        pairs = []
+        for _ in range(args.rounds):
+            sample = []
+            for variant in (full, lean):
+                variant()
+                targets = None if verb == "create" else names(args.count)
+                if verb == "apply":
+                    runs["apply"](args.count, targets)
+                start = time.thread_time()
+                runs[verb](args.count) if verb == "create" else runs[verb](args.count, targets)
+                sample.append((time.thread_time() - start) * 1000 / args.count)
+            pairs.append(sample)
+        a = statistics.median(p[0] for p in pairs)
+        b = statistics.median(p[1] for p in pairs)
+        ratio = statistics.median(p[1] / p[0] for p in pairs)
+        print(f"{verb:6} Django cycle {a:.3f} ms  lean {b:.3f} ms  median paired ratio {ratio:.2f}  ({len(pairs)} pairs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
