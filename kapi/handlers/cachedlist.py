@@ -20,6 +20,9 @@ KEP-2340 "consistent reads from cache" and KEP-4988 "snapshottable cache"):
   memory; otherwise the database answers at that revision (410 once
   compacted), the same collection. An unpaged ``Exact`` list reads the database.
 
+While a big store is being filled in the background (``kapi.storage.listcache``),
+the database answers every list of its resource.
+
 A plain JSON answer (no ``as=`` transform, no YAML, not pretty) is
 :class:`EncodedJSON`: the cached encodings of the items joined, which the JSON
 renderer writes as they are.
@@ -101,19 +104,19 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
             return None
         return snapshot
 
-    fill = _filler(scope, registry)
+    fill, size = _filler(scope, registry), _sizer(scope, registry)
     rt = scope.resource
     try:
         if request.resource_version is None:
             if options.label_selector is not None or options.field_selector is not None:
                 return None
             horizon = registry.storage.current_revision()
-            store = cache.current_at_least(key, fill, horizon, CONSISTENT_WAIT_SECONDS)
+            store = cache.current_at_least(key, fill, horizon, CONSISTENT_WAIT_SECONDS, size)
             metrics.WATCH_CACHE_CONSISTENT_READ.labels(
                 rt.plural, "true", "false" if store is not None else "true"
             ).inc()
         else:
-            store = cache.current(key, fill)
+            store = cache.current(key, fill, size)
             if store is not None and store.revision < (options.min_revision or 0):
                 store = None  # older than asked: the database waits for it
     except (TimeoutError, RuntimeError):
@@ -134,6 +137,16 @@ def _filler(scope: RequestScope, registry: Registry):
         return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
 
     return fill
+
+
+def _sizer(scope: RequestScope, registry: Registry):
+    """How many objects a fill would read, counted up to a bound."""
+    rt = scope.resource
+
+    def size(at_most: int) -> int:
+        return registry.storage.count_up_to(rt.stored_group, rt.stored_resource, at_most)
+
+    return size
 
 
 def _current_at(scope: RequestScope, registry: Registry, revision: int) -> Snapshot | None:

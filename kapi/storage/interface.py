@@ -171,6 +171,11 @@ class Storage(ABC):
         object bodies: for callers that only ask what exists)."""
 
     @abstractmethod
+    def count_up_to(self, group: str, resource: str, limit: int) -> int:
+        """How many objects of ``resource`` are stored, counting no further
+        than ``limit`` (cheap however many there are)."""
+
+    @abstractmethod
     def count_by_resource(self) -> dict[tuple[str, str], int]:
         """How many objects are stored, per (group, resource)."""
 

@@ -6,9 +6,14 @@ its cache is fresh enough for) from its cacher's store, not from etcd
 process's watch cache (``kapi.storage.watchcache``): a :class:`Store` per
 served (group, resource, apiVersion) is filled once by a consistent list from
 the database and then kept current by applying that resource's change events,
-read from the watch cache's channel at the store's cursor. Nothing runs in the
-background: a list brings its store up to date (under the store's lock) before
-it answers, so a store costs nothing while nobody lists it. A consistent list
+read from the watch cache's channel at the store's cursor. A list brings its
+store up to date (under the store's lock) before it answers, so a store costs
+nothing while nobody lists it. Only a big fill (more than
+``BACKGROUND_FILL_OVER`` objects: half a second and more for 10,000) runs in
+the background, as kube's cacher is filled by its reflector: the database
+answers the lists that come meanwhile, so that no request waits for it (the
+first list in a process, or the first after the channel overflowed, stalled
+others for that long while a big namespace was purged). A consistent list
 first waits for the watch cache to reach the database's current revision
 (:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`
 (``kapi.storage.listsnapshot``), kept in :attr:`ListCache.snapshots`.
@@ -32,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import logging
 import os
 import threading
 import time
@@ -53,6 +59,10 @@ Key = tuple[str, str, str]
 
 #: How long a list waits for the watch cache to start (first use in a process).
 START_TIMEOUT = 5.0
+#: A store of more objects than this is filled in the background.
+BACKGROUND_FILL_OVER = int(os.environ.get("KAPI_LIST_CACHE_BACKGROUND_FILL_OVER", "1000"))
+
+log = logging.getLogger(__name__)
 
 _loop: asyncio.AbstractEventLoop | None = None
 
@@ -170,6 +180,8 @@ class ListCache:
         self._cache = cache
         self._stores: dict[Key, Store] = {}
         self._lock = threading.Lock()
+        #: Stores being filled by a background thread.
+        self._filling: set[Key] = set()
         #: Snapshots that paged lists read their pages from (by store key and revision).
         self.snapshots = SnapshotCache()
 
@@ -209,48 +221,58 @@ class ListCache:
         except Exception:  # noqa: BLE001 - no cache now: the caller lists from the database
             return None
 
-    def current(self, key: Key, fill: Callable[[], ListPage]) -> Store | None:
+    def current(
+        self, key: Key, fill: Callable[[], ListPage], size: Callable[[int], int] | None = None
+    ) -> Store | None:
         """The store for ``key`` brought up to date; None when the watch cache
-        is unavailable and the caller must list from the database. The caller
-        reads the store under ``store.lock``."""
+        is unavailable, or a big fill is under way in the background
+        (``size(n)`` counts the objects up to ``n``), and the caller must list
+        from the database. The caller reads the store under ``store.lock``."""
         channel = self._channel(key[0], key[1])
         if channel is None:
             return None
-        cache = self.cache
         store = self.store(key)
+        if store.position is None and key in self._filling:
+            return None  # not taking the lock the filling thread holds
         with store.lock:
             try:
-                return self._bring_up_to_date(store, channel, cache, fill)
+                return self._bring_up_to_date(key, store, channel, fill, size)
             except BaseException:
                 store.position = None  # half applied: refill next time
                 raise
 
     def current_at_least(
-        self, key: Key, fill: Callable[[], ListPage], revision: int, timeout: float
+        self,
+        key: Key,
+        fill: Callable[[], ListPage],
+        revision: int,
+        timeout: float,
+        size: Callable[[int], int] | None = None,
     ) -> Store | None:
         """The store for ``key`` once it has reached ``revision`` (waiting at
         most ``timeout`` seconds for the watch cache to read that far); None
         when it cannot, and the caller must list from the database."""
         deadline = time.monotonic() + timeout
         while True:
-            store = self.current(key, fill)
+            store = self.current(key, fill, size)
             if store is None or store.revision >= revision:
                 return store
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self.cache.wait_for_revision(revision, remaining):
                 return None
 
-    @staticmethod
-    def _bring_up_to_date(store: Store, channel, cache: WatchCache, fill: Callable[[], ListPage]) -> Store | None:
+    def _bring_up_to_date(
+        self, key: Key, store: Store, channel, fill: Callable[[], ListPage], size: Callable[[int], int] | None
+    ) -> Store | None:
         """Called with ``store.lock`` held."""
+        cache = self.cache
         for _attempt in range(2):
             if store.position is None:
-                page = fill()
-                position = _on_loop(cache.loop, functools.partial(channel.position_after, page.revision))
-                if position is None:
-                    return None  # the channel starts after the list: no way to join them
-                store.fill(page)
-                store.position = position
+                if size is not None and size(BACKGROUND_FILL_OVER + 1) > BACKGROUND_FILL_OVER:
+                    self._fill_in_background(key, store, channel, fill)
+                    return None
+                if not self._fill(store, channel, fill):
+                    return None
             # Channels change on the loop only; read there, all at once:
             # the revision first (every event at or below it is published).
             seen, events = _on_loop(cache.loop, lambda: (cache.revision, channel.since(store.position)))
@@ -261,6 +283,40 @@ class ListCache:
             store.position += len(events)
             return store
         return None
+
+    def _fill(self, store: Store, channel, fill: Callable[[], ListPage]) -> bool:
+        """Fill ``store`` from the database and join it to the channel (with
+        ``store.lock`` held); False when the channel starts after the list."""
+        page = fill()
+        position = _on_loop(self.cache.loop, functools.partial(channel.position_after, page.revision))
+        if position is None:
+            return False  # the channel starts after the list: no way to join them
+        store.fill(page)
+        store.position = position
+        return True
+
+    def _fill_in_background(self, key: Key, store: Store, channel, fill: Callable[[], ListPage]) -> None:
+        """Start filling ``store`` in a thread of its own, unless one is."""
+        with self._lock:
+            if key in self._filling:
+                return
+            self._filling.add(key)
+
+        def run() -> None:
+            from django.db import connection
+
+            try:
+                with store.lock:
+                    if store.position is None:
+                        self._fill(store, channel, fill)
+            except Exception:  # noqa: BLE001 - the next list tries again
+                log.warning("filling the list cache of %s failed", key, exc_info=True)
+            finally:
+                with self._lock:
+                    self._filling.discard(key)
+                connection.close()
+
+        threading.Thread(target=run, name=f"list-cache-fill {key[0]}/{key[1]}", daemon=True).start()
 
     @staticmethod
     def encode(entry: Entry, convert: Callable[[Object], Object]) -> bytes:

@@ -296,6 +296,16 @@ class PostgresStorage(Storage):
             )
             return [Key(group, resource, namespace, name) for resource, namespace, name in cur.fetchall()]
 
+    def count_up_to(self, group: str, resource: str, limit: int) -> int:
+        with connection.cursor() as cur:
+            cur.execute(
+                'SELECT count(*) FROM (SELECT 1 FROM kapi_object WHERE "group" = %s AND resource = %s'
+                " LIMIT %s) AS found",
+                [group, resource, limit],
+            )
+            (found,) = cur.fetchone()
+        return int(found)
+
     def count_by_resource(self) -> dict[tuple[str, str], int]:
         with connection.cursor() as cur:
             cur.execute('SELECT "group", resource, count(*) FROM kapi_object GROUP BY 1, 2')

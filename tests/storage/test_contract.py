@@ -268,6 +268,8 @@ def test_keys_and_counts_describe_what_is_stored(storage, resource) -> None:
     assert len(storage.keys(GROUP, [resource, f"{resource}-other"])) == 3
     counts = storage.count_by_resource()
     assert counts[(GROUP, resource)] == 2 and counts[(GROUP, f"{resource}-other")] == 1
+    assert [storage.count_up_to(GROUP, resource, n) for n in (1, 2, 5)] == [1, 2, 2]
+    assert storage.count_up_to(GROUP, f"{resource}-none", 5) == 0
     changes = storage.change_log_size()
     storage.delete(Key(GROUP, resource, "ns", "a"), _rv(a))
     assert storage.count_by_resource()[(GROUP, resource)] == 1

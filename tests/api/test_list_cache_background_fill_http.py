@@ -1,0 +1,73 @@
+"""A big list cache is filled in the background (here: more than 5 objects,
+``KAPI_LIST_CACHE_BACKGROUND_FILL_OVER=5``; 1,000 by default): while it fills,
+PostgreSQL answers the resource's lists (counted as fallbacks), so no request
+waits for a fill; once filled, memory answers. Every answer is the same list."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from kapi_testserver import KapiServer, serving
+
+from tests.api.conftest import API
+from tests.api.test_list_http import make, names
+from tests.api.test_list_snapshot_http import fresh_get
+
+RESOURCE = "podtemplates"  # nothing else in this server lists them
+
+
+@pytest.fixture(scope="module")
+def small_fill_server() -> Iterator[KapiServer]:
+    yield from serving({**os.environ, "KAPI_LIST_CACHE_BACKGROUND_FILL_OVER": "5"})
+
+
+def _reads(api: API, fallback: str) -> float:
+    """consistent_reads for RESOURCE (the helper's pattern names configmaps)."""
+    import re
+
+    text = api.get("/metrics").text
+    pattern = re.compile(
+        r'^apiserver_watch_cache_consistent_read_total\{(?=[^}]*fallback="' + fallback
+        + r'")(?=[^}]*resource="' + RESOURCE + r'")[^}]*\} (\S+)$', re.M,
+    )
+    return sum(float(v) for v in pattern.findall(text))
+
+
+def _template(name: str) -> dict:
+    return {"template": {"metadata": {"labels": {"t": name}},
+                         "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}
+
+
+def test_a_big_cache_fills_in_the_background_while_postgresql_answers(small_fill_server) -> None:
+    api = API(small_fill_server)
+    namespace = f"bg-{uuid.uuid4().hex[:8]}"
+    assert api.post("/api/v1/namespaces", {"metadata": {"name": namespace}}).status_code == 201
+    expected = [f"t{i:02d}" for i in range(12)]
+    for name in expected:
+        make(api, namespace, name, kind=RESOURCE, **_template(name))
+    base = f"/api/v1/namespaces/{namespace}/{RESOURCE}"
+    assert (_reads(api, "true"), _reads(api, "false")) == (0, 0)
+
+    # The first list of a process finds its store empty and too big to fill in
+    # the request: PostgreSQL answers, and the fill starts in the background.
+    assert names(fresh_get(api, base)) == expected
+    assert _reads(api, "true") == 1 and _reads(api, "false") == 0
+
+    deadline = time.monotonic() + 30
+    while _reads(api, "false") == 0:  # until a filled store answers
+        assert time.monotonic() < deadline, "no list was answered from memory"
+        assert names(fresh_get(api, base)) == expected
+        time.sleep(0.05)
+
+    # From memory now, and current: a write shows in the next list.
+    make(api, namespace, "t99", kind=RESOURCE, **_template("t99"))
+    from_memory = _reads(api, "false")
+    deadline = time.monotonic() + 30
+    while _reads(api, "false") == from_memory:
+        assert time.monotonic() < deadline, "no list was answered from memory"
+        assert names(fresh_get(api, base)) == [*expected, "t99"]
+    assert names(fresh_get(api, base)) == [*expected, "t99"]
