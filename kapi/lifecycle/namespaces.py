@@ -3,7 +3,8 @@
 
 A namespace being deleted (phase ``Terminating``, ``kubernetes`` in
 ``spec.finalizers``) gets one ``delete`` work item per object it holds, of every
-namespaced kind served (built-in and custom), asked for in one statement. Each
+namespaced kind served (built-in and custom), asked for in bulk by storage
+(``kapi.storage.purge``: one statement per batch of ``ASK_BATCH``). Each
 pass counts what is left and sets kube's conditions on the namespace's status;
 once nothing is left the ``kubernetes`` finalizer is removed through
 ``/finalize``, and the registry removes the namespace on that write. Objects

@@ -4,9 +4,9 @@ A terminating namespace gets one ``delete`` work item (``kapi.controllers``'
 ``kapi_work_item``) per object it holds. With 10,000 objects that is the
 purge's hot statement (bench/README.md, "Purging a big namespace"), so it is
 one ``INSERT … SELECT`` from ``kapi_object`` into the work table, not a read
-and a write per object; PostgreSQL-specific, so it is a function of this
-module and not a ``Storage`` method (another backend would read the
-namespace's summaries a batch at a time and request them).
+and a write per object. It needs the objects and the work table in one
+database, so it is a function of this PostgreSQL module and not a ``Storage``
+method.
 
 Keyset batches of ``batch`` rows, each statement its own short transaction
 (issue #20: one INSERT of 10,000 items held its transaction, and with it
