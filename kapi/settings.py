@@ -192,7 +192,7 @@ LOGGING = {
 KAPI_RESOURCE_TYPE_PROVIDERS = [
     "kapi.kinds.builtin.resource_types",
     "kapi.kinds.virtual.resource_types",
-    "sync.api.resource_types",
+    "sync.kinds.resource_types",
 ]
 KAPI_CUSTOM_RESOURCE_TYPES = "kapi.kinds.custom.CUSTOM_RESOURCE_TYPES"
 # URL modules of installed apps, mounted after the API and the admin UI (kapi.urls).

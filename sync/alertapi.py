@@ -19,7 +19,7 @@ __all__ = ["ALERT_CRD", "PROVIDER_CRD"]
 
 
 def _crds() -> tuple[dict, dict]:
-    from sync.api import _LOCAL_REF, _crd
+    from sync.kinds import _LOCAL_REF, _crd
 
     provider_schema = {
         "type": "object",

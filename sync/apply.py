@@ -36,9 +36,9 @@ from kapi.storage import KeyNotFound
 from kapi.storage.interface import ListQuery
 from kapi.validation.metadata import validate_object_meta
 from sync import driftpolicy
-from sync.api import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
 from sync.deadline import TimeoutExceeded
 from sync.deadline import check as check_deadline
+from sync.kinds import LABEL_NAME, LABEL_NAMESPACE, PRUNE_ANNOTATION
 from sync.plan import Plan
 
 __all__ = [

@@ -5,7 +5,7 @@ def _record_origin(rt, obj: dict, deleted: bool) -> None:
     """Writes of Syncs and GitRepositories: remember the request, so that the
     reconcile the change scan asks for carries its id (kapi.observability.origin)."""
     from kapi.observability import origin
-    from sync.api import GROUP
+    from sync.kinds import GROUP
 
     if rt.stored_group == GROUP and not deleted:
         origin.record(obj)

@@ -17,9 +17,9 @@ from typing import Any
 from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import history
-from sync.api import REQUESTED_AT, parse_duration, sync_type
 from sync.apply import Outcome
 from sync.identity import identity
+from sync.kinds import REQUESTED_AT, parse_duration, sync_type
 
 __all__ = ["Applied", "Attempt", "Failed", "Progress", "RevisionOnly", "UpToDate", "Waiting"]
 

@@ -26,7 +26,7 @@ from kapi.controllers import feed
 from kapi.storage import default_storage
 from kapi.storage.interface import Change, ChangeFilter
 from sync import controllers, history, pruneguard
-from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
+from sync.kinds import GROUP, LABEL_NAME, LABEL_NAMESPACE, REQUESTED_AT
 
 __all__ = ["FEED", "WATCHES", "drifted", "owning_sync", "run_reason"]
 

@@ -21,7 +21,7 @@ from kapi import errors
 from kapi.controllers import wakeup, workqueue
 from kapi.controllers.controller import Controller, Item
 from kapi.registry.store import Registry
-from sync.api import GROUP
+from sync.kinds import GROUP
 
 __all__ = ["CONTROLLERS", "REPOSITORY", "SYNC", "forget", "request", "request_all"]
 
@@ -65,7 +65,7 @@ def forget(kind: str, namespace: str, name: str) -> None:
 
 def _read(kind: str, namespace: str, name: str) -> dict | None:
     """The object after a pass (None once it is gone), for the metrics."""
-    from sync.api import repository_type, sync_type
+    from sync.kinds import repository_type, sync_type
 
     rt = sync_type() if kind == SYNC else repository_type()
     try:

@@ -8,10 +8,10 @@ from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import controllers
-from sync.api import FINALIZER, sync_type
 from sync.attempt import Progress
 from sync.conclude import listing
 from sync.identity import identity
+from sync.kinds import FINALIZER, sync_type
 from sync.status import event
 
 __all__ = ["finalize"]

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from kapi.storage import Key, default_storage
 from sync import controllers
-from sync.api import GROUP, LABEL_NAME, LABEL_NAMESPACE
+from sync.kinds import GROUP, LABEL_NAME, LABEL_NAMESPACE
 
 __all__ = ["wake_waiting_sync"]
 

@@ -48,8 +48,8 @@ from kapi.auth import access
 from kapi.registry.store import Registry
 from kapi.runtime import config
 from sync import controllers, gitbackend, gitstore, pushoptions
-from sync.api import repository_type
 from sync.hookerrors import refusing
+from sync.kinds import repository_type
 
 __all__ = ["git_http", "pre_receive", "push_wait", "webhook"]
 

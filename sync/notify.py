@@ -130,7 +130,7 @@ def deliver(namespace: str, kind: str, name: str, uid: str, type_: str, reason: 
             revision: str) -> int:
     """Post the Event to every Alert of ``namespace`` that selects it; returns
     how many posts were answered 2xx (failures are logged, not retried)."""
-    from sync.api import alert_type, provider_type
+    from sync.kinds import alert_type, provider_type
 
     registry = Registry()
     delivered = 0

@@ -29,8 +29,8 @@ from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import gitstore, postbuild, pruneguard, pushref, sops
-from sync.api import repository_type
 from sync.identity import identity
+from sync.kinds import repository_type
 from sync.plan import Plan
 from sync.render import RenderError, render
 from sync.source import repository_dir, syncs_of

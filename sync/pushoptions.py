@@ -72,7 +72,7 @@ def wait_of(options: list[str]) -> Wait | None:
     shown = value[:40]
     if value.isdigit():
         raise PushOptionError(f"-o wait={shown}: give a unit (e.g. -o wait={shown}s)")
-    from sync.api import parse_duration
+    from sync.kinds import parse_duration
 
     seconds = parse_duration(value, -1.0)
     if seconds < 0:

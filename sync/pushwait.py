@@ -32,7 +32,7 @@ from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
 from sync import pushref
-from sync.api import repository_type, sync_type
+from sync.kinds import repository_type, sync_type
 from sync.source import repository_dir, syncs_of
 
 __all__ = ["Outcome", "outcome"]

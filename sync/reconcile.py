@@ -30,7 +30,6 @@ from __future__ import annotations
 from kapi import errors
 from kapi.registry.store import Registry
 from sync import controllers, stages
-from sync.api import sync_type
 from sync.attempt import (
     Applied,
     Attempt,
@@ -42,6 +41,7 @@ from sync.attempt import (
 )
 from sync.conclude import conclude, mark_started
 from sync.finalize import finalize
+from sync.kinds import sync_type
 
 __all__ = ["reconcile_sync"]
 

@@ -15,7 +15,7 @@ import logging
 
 from kapi.controllers import feed
 from sync import changes, controllers
-from sync.api import GROUP
+from sync.kinds import GROUP
 
 __all__ = ["wake_scan", "wake_scan_on_write"]
 

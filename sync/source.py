@@ -16,8 +16,8 @@ from kapi import errors
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry, now_rfc3339
 from sync import controllers, gitstore
-from sync.api import parse_duration, repository_type, sync_type
 from sync.credentials import GitCredentials
+from sync.kinds import parse_duration, repository_type, sync_type
 from sync.localsource import SourceRefused, check_url
 from sync.status import set_condition, update_status
 
@@ -202,7 +202,7 @@ def _finalize(repo: dict, registry: Registry) -> None:
     ``sync.retention``) before the finalizer is dropped, so a crash in between
     leaves it to the next pass rather than in place for a namesake to inherit;
     a mirror of a remote repository is removed (it can be fetched again)."""
-    from sync.api import FINALIZER
+    from sync.kinds import FINALIZER
     from sync.retention import retain
 
     meta = repo["metadata"]

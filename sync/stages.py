@@ -21,9 +21,9 @@ from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
 from sync import apply as engine
 from sync import controllers, gitstore, health, history, postbuild, pruneguard, sops
-from sync.api import repository_type, sync_type
 from sync.attempt import Applied, Attempt, Failed, RevisionOnly, UpToDate, Waiting
 from sync.conclude import listing
+from sync.kinds import repository_type, sync_type
 from sync.render import IGNORE_FILE, RenderError, render
 from sync.source import AWAITING_PUSH, repository_dir
 from sync.status import event

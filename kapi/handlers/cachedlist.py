@@ -1,11 +1,24 @@
 """list from the process's list cache, as kube-apiserver lists from its cacher.
 
-kube serves a list from its watch cache when any version will do
-(``resourceVersion=0``) or when the cache is at least as new as asked
-(``resourceVersionMatch=NotOlderThan``), and only without paging here: a
-``limit`` or ``continue`` goes to the database, like a consistent list (unset
-resourceVersion) and an ``Exact`` one, so continue tokens keep their meaning.
-Selectors are matched against the stored form, as watches match them.
+Which lists memory answers, and at what revision (kube 1.34's cacher, with
+KEP-2340 "consistent reads from cache" and KEP-4988 "snapshottable cache"):
+
+- a **consistent** list (no resourceVersion) without selectors: the current
+  revision is read from the database (the horizon, one cheap statement), and
+  the cache answers once it has read that far, waiting at most
+  ``CONSISTENT_WAIT_SECONDS``; otherwise the database answers, as before
+  (counted in ``apiserver_watch_cache_consistent_read_total``). With a label or
+  field selector the database answers: its indexes select faster than a scan;
+- ``resourceVersion=0``, and ``NotOlderThan`` N the cache is new enough for:
+  the cache as it is, selectors matched against the stored form as watches
+  match them;
+- a ``limit``: the first page is read from a snapshot of the store at its
+  revision (``kapi.storage.listsnapshot``), kept for the pages after it;
+- a ``continue`` token (or a paged ``Exact`` N) at a revision this process
+  has a snapshot of, or that its store still is (nothing of the resource
+  changed since, as when another process made the token): the next page from
+  memory; otherwise the database answers at that revision (410 once
+  compacted), the same collection. An unpaged ``Exact`` list reads the database.
 
 A plain JSON answer (no ``as=`` transform, no YAML, not pretty) is
 :class:`EncodedJSON`: the cached encodings of the items joined, which the JSON
@@ -14,17 +27,22 @@ renderer writes as they are.
 
 from __future__ import annotations
 
-import bisect
-
 import orjson
 
-from kapi.handlers.listing import ListRequest, parse_resource_version
+from kapi.handlers.continue_token import encode_continue
+from kapi.handlers.listing import ListRequest
 from kapi.handlers.scope import RequestScope, Result
+from kapi.observability import metrics
 from kapi.registry.store import Registry
 from kapi.storage import listcache
 from kapi.storage.interface import ListQuery
+from kapi.storage.listsnapshot import Page, Snapshot
 
-__all__ = ["EncodedJSON", "cacheable", "list_from_cache"]
+__all__ = ["CONSISTENT_WAIT_SECONDS", "EncodedJSON", "list_from_cache"]
+
+#: How long a consistent list waits for this process's cache to catch up with
+#: the database before the database answers instead (kube: 3 s).
+CONSISTENT_WAIT_SECONDS = 3.0
 
 
 class EncodedJSON:
@@ -36,62 +54,121 @@ class EncodedJSON:
         self.data = data
 
 
-def cacheable(request: ListRequest) -> int | None:
-    """The revision the list must be at least as new as (0: any), if the
-    cache may serve it; None if it must come from the database."""
-    if request.watch or request.continue_token or request.options.limit is not None:
+def list_from_cache(scope: RequestScope, registry: Registry, request: ListRequest, encoded: bool) -> Result | None:
+    """The list from memory, or None when the database must answer it."""
+    if request.watch or not listcache.enabled():
         return None
-    if not listcache.enabled() or request.resource_version is None:
+    snapshot = _snapshot(scope, registry, request)
+    if snapshot is None:
         return None
-    if request.resource_version == "0":
-        return 0
-    if request.resource_version_match == "NotOlderThan":
-        return parse_resource_version(request.resource_version)
-    return None
-
-
-def list_from_cache(
-    scope: RequestScope, registry: Registry, request: ListRequest, min_revision: int, encoded: bool
-) -> Result | None:
-    """The list from memory, or None when the cache cannot answer it (not
-    running, or older than ``min_revision``): then list from the database."""
+    options = request.options
+    # A page read at revision N reports N, also from a snapshot that covers
+    # more revisions than N (the collection did not change in between).
+    revision = options.at_revision or snapshot.revision
     rt = scope.resource
-    key = (rt.stored_group, rt.stored_resource, rt.api_version)
+    label_selector, field_selector = request.label_selector, request.field_selector
+    matches = None
+    if not (label_selector.empty and field_selector.empty):
 
-    def fill():
-        return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
+        def matches(entry) -> bool:
+            stored = entry.stored
+            meta = stored.get("metadata") or {}
+            return label_selector.matches(meta.get("labels") or {}) and field_selector.matches(stored)
 
+    namespace = scope.namespace if rt.namespaced else None
+    page = snapshot.page(namespace, options.after, options.limit, matches, options.count_remaining)
+    return _respond(scope, registry, revision, page, encoded)
+
+
+def _key(scope: RequestScope) -> listcache.Key:
+    rt = scope.resource
+    return (rt.stored_group, rt.stored_resource, rt.api_version)
+
+
+def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> Snapshot | None:
+    """The snapshot the list reads, by the rules in the module docstring."""
     cache = listcache.list_cache()
+    key = _key(scope)
+    options = request.options
+    if request.continue_token or options.at_revision is not None:
+        revision = options.at_revision
+        if revision is None or options.limit is None:
+            return None  # a token of an expired continuation, or an unpaged Exact list
+        snapshot = cache.snapshots.get(key, revision) or _current_at(scope, registry, revision)
+        if snapshot is None or revision < registry.storage.compacted_revision():
+            # Compacted: the database says 410, as it did before snapshots
+            # (the watch cache's idea of compaction may be a poll behind).
+            return None
+        return snapshot
+
+    fill = _filler(scope, registry)
+    rt = scope.resource
     try:
-        store = cache.current(key, fill)
+        if request.resource_version is None:
+            if options.label_selector is not None or options.field_selector is not None:
+                return None
+            horizon = registry.storage.current_revision()
+            store = cache.current_at_least(key, fill, horizon, CONSISTENT_WAIT_SECONDS)
+            metrics.WATCH_CACHE_CONSISTENT_READ.labels(
+                rt.plural, "true", "false" if store is not None else "true"
+            ).inc()
+        else:
+            store = cache.current(key, fill)
+            if store is not None and store.revision < (options.min_revision or 0):
+                store = None  # older than asked: the database waits for it
     except (TimeoutError, RuntimeError):
         return None  # the event loop is stopping: the database answers instead
     if store is None:
         return None
-    namespace = scope.namespace if rt.namespaced else None
-    label_selector, field_selector = request.label_selector, request.field_selector
-    selects_all = label_selector.empty and field_selector.empty
+    with store.lock:
+        snapshot = store.snapshot()
+    if options.limit is not None:
+        cache.snapshots.put(key, snapshot)
+    return snapshot
+
+
+def _filler(scope: RequestScope, registry: Registry):
+    rt = scope.resource
+
+    def fill():
+        return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
+
+    return fill
+
+
+def _current_at(scope: RequestScope, registry: Registry, revision: int) -> Snapshot | None:
+    """This process's store, if it is also the collection at ``revision``
+    (nothing of the resource changed since): a token made by another
+    process, or whose snapshot was evicted, while the resource stood still."""
+    cache = listcache.list_cache()
+    key = _key(scope)
+    if not cache.filled(key):
+        return None  # not worth a fill: the database answers one page cheaper
+    try:
+        store = cache.current(key, _filler(scope, registry))
+    except (TimeoutError, RuntimeError):
+        return None
+    if store is None:
+        return None
+    with store.lock:
+        snapshot = store.snapshot()
+    return snapshot if snapshot.covers(revision) else None
+
+
+def _respond(scope: RequestScope, registry: Registry, revision: int, page: Page, encoded: bool) -> Result:
+    rt = scope.resource
 
     def convert(stored):
         return registry.from_storage(rt, stored)
 
-    with store.lock:
-        revision = store.revision
-        if revision < min_revision:
-            return None
-        keys = store.keys()
-        if namespace is not None:
-            # Keys are sorted by (namespace, name): the namespace's are one run.
-            keys = keys[bisect.bisect_left(keys, (namespace,)) : bisect.bisect_left(keys, (namespace + "\0",))]
-        parts: list[bytes] = []
-        for ns_name in keys:
-            entry = store.objects[ns_name]
-            if not selects_all:
-                meta = entry.stored.get("metadata") or {}
-                if not (label_selector.matches(meta.get("labels") or {}) and field_selector.matches(entry.stored)):
-                    continue
-            parts.append(cache.encode(entry, convert))
-    head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": {"resourceVersion": str(revision)}}
+    encode = listcache.ListCache.encode
+    parts = [encode(entry, convert) for entry in page.entries]
+    meta: dict = {"resourceVersion": str(revision)}
+    if page.last_key is not None:
+        meta["continue"] = encode_continue(revision, page.last_key)
+        if page.remaining is not None:
+            meta["remainingItemCount"] = page.remaining
+    head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta}
     if encoded:
         opening = orjson.dumps(head)[:-1]  # without its closing brace
         return Result(200, EncodedJSON(opening + b',"items":[' + b",".join(parts) + b"]}"))  # type: ignore[arg-type]

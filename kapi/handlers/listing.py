@@ -1,10 +1,12 @@
 """List options: selectors, paging and resourceVersion semantics for list and watch.
 
 resourceVersion rules follow the specification's table for list:
-unset → most recent; ``"0"`` → any (we serve the most recent); N with
+unset → most recent; ``"0"`` → any (this process's cache as it is); N with
 ``NotOlderThan`` (or unset match, no limit) → at least N; N with ``Exact``, or
 with a ``limit`` and no match → the collection as it stood at N. Invalid combinations answer 422 naming the
-parameter (kube's ``ValidateListOptions``), malformed values 400.
+parameter (kube's ``ValidateListOptions``), malformed values 400. Which of
+these memory answers, and which PostgreSQL, is ``kapi.handlers.cachedlist``'s
+decision.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kapi import errors
-from kapi.handlers.cachedlist import cacheable, list_from_cache
+from kapi.handlers.cachedlist import list_from_cache
 from kapi.handlers.continue_token import encode_continue
 from kapi.handlers.listing import (
     decode_list_request,
@@ -40,11 +40,9 @@ def list_(scope: RequestScope, registry: Registry, encoded: bool = False) -> Res
     come as ``EncodedJSON`` bytes."""
     rt = scope.resource
     request = decode_list_request(rt, scope)
-    min_revision = cacheable(request)
-    if min_revision is not None:
-        cached = list_from_cache(scope, registry, request, min_revision, encoded)
-        if cached is not None:
-            return cached
+    cached = list_from_cache(scope, registry, request, encoded)
+    if cached is not None:
+        return cached
     options = request.options
     if options.min_revision is not None:
         wait_for_revision(registry.storage, options.min_revision)

@@ -25,6 +25,7 @@ __all__ = [
     "REQUEST_TOTAL",
     "SUSPEND_STATUS",
     "TERMINATED_WATCHERS",
+    "WATCH_CACHE_CONSISTENT_READ",
     "WATCH_CACHE_EVENTS_DISPATCHED",
     "WATCH_CACHE_EVENTS_RECEIVED",
 ]
@@ -56,6 +57,11 @@ WATCH_CACHE_EVENTS_DISPATCHED = Counter(
     "apiserver_watch_cache_events_dispatched",
     "Counter of events dispatched in watch cache broken by resource type.",
     ("group", "resource"),
+)
+WATCH_CACHE_CONSISTENT_READ = Counter(
+    "apiserver_watch_cache_consistent_read",
+    "Counter for consistent reads from cache.",
+    ("resource", "success", "fallback"),
 )
 WATCH_CACHE_EVENTS_RECEIVED = Counter(
     "apiserver_watch_cache_events_received",

@@ -8,7 +8,10 @@ served (group, resource, apiVersion) is filled once by a consistent list from
 the database and then kept current by applying that resource's change events,
 read from the watch cache's channel at the store's cursor. Nothing runs in the
 background: a list brings its store up to date (under the store's lock) before
-it answers, so a store costs nothing while nobody lists it.
+it answers, so a store costs nothing while nobody lists it. A consistent list
+first waits for the watch cache to reach the database's current revision
+(:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`
+(``kapi.storage.listsnapshot``), kept in :attr:`ListCache.snapshots`.
 
 Each :class:`Entry` keeps the stored form (shared, never mutated: selectors
 match it) and, once served, its JSON encoding in the served version, so a
@@ -28,16 +31,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import copy
 import functools
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
 
+from kapi.objcopy import deep_copy
 from kapi.storage.interface import ListPage
+from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 from kapi.storage.watchcache import WatchCache, watch_cache
 
 __all__ = ["Entry", "ListCache", "Store", "bind_loop", "enabled", "list_cache"]
@@ -85,22 +90,41 @@ class Store:
     def __init__(self) -> None:
         self.objects: dict[tuple[str, str], Entry] = {}
         self.revision = 0
+        #: The revision of the last change applied (or of the fill): the
+        #: objects are the collection at every revision from here to ``revision``.
+        self.changed = 0
         self.position: int | None = None
         self.lock = threading.Lock()
-        self._sorted: list[tuple[str, str]] | None = None
+        self._sorted: tuple[tuple[str, str], ...] | None = None
+        self._snapshot: Snapshot | None = None
 
-    def keys(self) -> list[tuple[str, str]]:
-        """Keys in (namespace, name) order, as the database lists them."""
+    def keys(self) -> tuple[tuple[str, str], ...]:
+        """Keys in (namespace, name) order, as the database lists them (its
+        columns collate as "C": code point order, as Python compares)."""
         if self._sorted is None:
-            self._sorted = sorted(self.objects)
+            self._sorted = tuple(sorted(self.objects))
         return self._sorted
+
+    def snapshot(self) -> Snapshot:
+        """The store as it is now, frozen (called with ``lock`` held). Made
+        again only after a change: a store that only moved to a newer revision
+        shares the previous snapshot's tuples."""
+        snapshot = self._snapshot
+        if snapshot is None:
+            keys = self.keys()
+            entries = tuple(map(self.objects.__getitem__, keys))
+            snapshot = self._snapshot = Snapshot(self.revision, keys, entries, self.changed)
+        elif snapshot.revision != self.revision:
+            snapshot = self._snapshot = Snapshot(self.revision, snapshot.keys, snapshot.entries, self.changed)
+        return snapshot
 
     def fill(self, page: ListPage) -> None:
         self.objects = {
             (o["metadata"].get("namespace") or "", o["metadata"]["name"]): Entry(o) for o in page.items
         }
-        self.revision = page.revision
+        self.revision = self.changed = page.revision
         self._sorted = None
+        self._snapshot = None
 
     def apply(self, events: Iterable, seen: int) -> None:
         """Apply change events (in version order) newer than the store; then
@@ -111,6 +135,7 @@ class Store:
             if event.revision <= self.revision:
                 continue  # already in the list the store was filled from
             key = (event.namespace, event.name)
+            self._snapshot = None
             if event.type == "DELETED":
                 if self.objects.pop(key, None) is not None:
                     self._sorted = None
@@ -118,7 +143,7 @@ class Store:
                 if key not in self.objects:
                     self._sorted = None
                 self.objects[key] = Entry(_stamp(event.raw, event.revision))
-            self.revision = event.revision
+            self.revision = self.changed = event.revision
         self.revision = max(self.revision, seen)
 
 
@@ -145,10 +170,17 @@ class ListCache:
         self._cache = cache
         self._stores: dict[Key, Store] = {}
         self._lock = threading.Lock()
+        #: Snapshots that paged lists read their pages from (by store key and revision).
+        self.snapshots = SnapshotCache()
 
     @property
     def cache(self) -> WatchCache:
         return self._cache or watch_cache()
+
+    def filled(self, key: Key) -> bool:
+        """Whether this process keeps ``key``'s objects (has listed them)."""
+        store = self._stores.get(key)
+        return store is not None and store.position is not None
 
     def store(self, key: Key) -> Store:
         with self._lock:
@@ -193,6 +225,21 @@ class ListCache:
                 store.position = None  # half applied: refill next time
                 raise
 
+    def current_at_least(
+        self, key: Key, fill: Callable[[], ListPage], revision: int, timeout: float
+    ) -> Store | None:
+        """The store for ``key`` once it has reached ``revision`` (waiting at
+        most ``timeout`` seconds for the watch cache to read that far); None
+        when it cannot, and the caller must list from the database."""
+        deadline = time.monotonic() + timeout
+        while True:
+            store = self.current(key, fill)
+            if store is None or store.revision >= revision:
+                return store
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.cache.wait_for_revision(revision, remaining):
+                return None
+
     @staticmethod
     def _bring_up_to_date(store: Store, channel, cache: WatchCache, fill: Callable[[], ListPage]) -> Store | None:
         """Called with ``store.lock`` held."""
@@ -221,7 +268,7 @@ class ListCache:
         encoded = entry.encoded
         if encoded is None:
             # orjson's result keeps its 16 KiB write buffer: copy it to its size.
-            encoded = entry.encoded = bytes(memoryview(orjson.dumps(convert(copy.deepcopy(entry.stored)))))
+            encoded = entry.encoded = bytes(memoryview(orjson.dumps(convert(deep_copy(entry.stored)))))
         return encoded
 
 

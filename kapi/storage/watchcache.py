@@ -198,6 +198,9 @@ class WatchCache:
         self._connect = connect
         #: Every change at or below this has been published to the channels.
         self.revision = 0
+        #: Notified (from the loop) whenever ``revision`` moves: request
+        #: threads wait on it for the cache to catch up with a consistent read.
+        self._advanced = threading.Condition()
         self.compacted = 0
         self.channels: dict[tuple[str, str], Channel] = {}
         self.stopping = False
@@ -247,6 +250,17 @@ class WatchCache:
         self._stop_waiters.append(callback)
         return lambda: self._stop_waiters.remove(callback)
 
+    def wait_for_revision(self, revision: int, timeout: float) -> bool:
+        """From a thread other than the loop's: wait at most ``timeout``
+        seconds until every change up to ``revision`` is published."""
+        with self._advanced:
+            return self._advanced.wait_for(lambda: self.revision >= revision, timeout)
+
+    def _advance(self, revision: int) -> None:
+        with self._advanced:
+            self.revision = revision
+            self._advanced.notify_all()
+
     def channel(self, group: str, resource: str) -> Channel:
         key = (group, resource)
         channel = self.channels.get(key)
@@ -288,13 +302,13 @@ class WatchCache:
             horizon, compacted = int(horizon), int(compacted)
             if self.revision == 0 and not self.channels:
                 # First read: start from now; watches reach back through the database.
-                self.revision = horizon
+                self._advance(horizon)
             self.compacted = compacted
             if compacted > self.revision:
                 # We fell behind compaction: history we have not read may be gone.
                 for channel in self.channels.values():
                     channel.reset(horizon)
-                self.revision = horizon
+                self._advance(horizon)
                 return
             sql, _ = changes_sql()
             while self.revision < horizon:
@@ -314,7 +328,7 @@ class WatchCache:
                         channel.publish(events)
                 # Only now: a request thread reading ``revision`` (the list
                 # cache) must find every event at or below it published.
-                self.revision = upto
+                self._advance(upto)
         # Channels without events learn of the new revision on their next wait.
 
 

@@ -26,7 +26,7 @@ from kapi import errors
 from kapi.management.database import require_database
 from kapi.registry.options import UpdateOptions
 from kapi.registry.store import Registry
-from sync.api import REQUESTED_AT, sync_type
+from sync.kinds import REQUESTED_AT, sync_type
 
 
 class Command(BaseCommand):
@@ -97,7 +97,7 @@ class Command(BaseCommand):
 
     def _restore(self, target: str, stamp: str | None) -> None:
         from sync import controllers
-        from sync.api import repository_type
+        from sync.kinds import repository_type
         from sync.retention import RestoreError, restore
 
         namespace, _, name = target.partition("/")

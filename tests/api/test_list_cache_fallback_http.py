@@ -1,0 +1,87 @@
+"""When memory cannot answer, PostgreSQL does, with the same result: a
+continue token whose snapshot is gone (here no process keeps snapshots,
+``KAPI_LIST_SNAPSHOTS=0``) pages on at its revision from the database, and a
+consistent list whose process's cache cannot catch up (its listener is held
+behind a lock) is answered by the database after the bounded wait, and counted
+as a fallback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from kapi_testserver import KapiServer, serving
+
+from tests.api.conftest import API
+from tests.api.test_list_http import make, names
+from tests.api.test_list_snapshot_http import (
+    consistent_reads,
+    database_list,
+    fresh_get,
+    walk,
+)
+
+
+@pytest.fixture(scope="module")
+def no_snapshots_server() -> Iterator[KapiServer]:
+    yield from serving({**os.environ, "KAPI_LIST_SNAPSHOTS": "0"})
+
+
+@pytest.fixture(scope="module")
+def api2(no_snapshots_server) -> API:
+    return API(no_snapshots_server)
+
+
+@pytest.fixture
+def ns2(api2) -> Iterator[str]:
+    import uuid
+
+    name = f"f-{uuid.uuid4().hex[:10]}"
+    assert api2.post("/api/v1/namespaces", {"metadata": {"name": name}}).status_code == 201
+    yield name
+    api2.delete(f"/api/v1/namespaces/{name}")
+
+
+def database_url(server: KapiServer) -> str:
+    from kapi.runtime.config import _embedded_postgres_url
+
+    return _embedded_postgres_url(server.data_dir / "postgres")
+
+
+def test_a_token_without_its_snapshot_pages_on_from_postgresql(api2, ns2):
+    base = f"/api/v1/namespaces/{ns2}/configmaps"
+    for i in range(10):
+        make(api2, ns2, f"o{i}", data={"k": str(i)})
+    counter = iter(range(100))
+
+    def write(_page):
+        k = next(counter)
+        make(api2, ns2, f"o{k}x")
+        assert api2.delete(f"{base}/o{9 - k}").status_code == 200
+
+    first = fresh_get(api2, base, limit="3")  # served from memory, its snapshot not kept
+    revision = int(first.json()["metadata"]["resourceVersion"])
+    items, remaining = walk(api2, base, first, write, limit="3")
+    assert items == database_list(api2, base, revision)["items"]
+    assert [o["metadata"]["name"] for o in items] == [f"o{i}" for i in range(10)]
+    assert remaining == [7, 4, 1, None]
+
+
+def test_a_consistent_list_falls_back_when_the_cache_cannot_catch_up(api2, ns2, no_snapshots_server):
+    base = f"/api/v1/namespaces/{ns2}/configmaps"
+    for _ in range(4):  # every process has its cache of configmaps running
+        assert fresh_get(api2, base).status_code == 200
+    fallbacks = consistent_reads(api2, "true")
+    with psycopg.connect(database_url(no_snapshots_server)) as db:
+        # The watch cache's listener reads the compaction marker with the
+        # horizon: while this lock is held it reads nothing new. Writes and
+        # the database's own consistent lists do not touch that table.
+        db.execute("LOCK TABLE kapi_compaction IN ACCESS EXCLUSIVE MODE")
+        made = make(api2, ns2, "after-lock")
+        r = fresh_get(api2, base)
+        assert names(r) == ["after-lock"]
+        assert int(r.json()["metadata"]["resourceVersion"]) >= int(made["metadata"]["resourceVersion"])
+        db.rollback()
+    assert consistent_reads(api2, "true") == fallbacks + 1
