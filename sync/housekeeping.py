@@ -43,7 +43,7 @@ GC_TIMEOUT = 600
 
 def _existing() -> set[tuple[str, str]]:
     from kapi.storage import default_storage
-    from sync.api import GROUP
+    from sync.kinds import GROUP
 
     return {(k.namespace, k.name) for k in default_storage().keys(GROUP, ["gitrepositories"])}
 
