@@ -16,6 +16,7 @@ from contextlib import nullcontext
 
 from django.db import connection, transaction
 
+from kapi.storage import Key, default_storage
 from sync import controllers
 from sync.kinds import GROUP, LABEL_NAME, LABEL_NAMESPACE
 
@@ -23,11 +24,8 @@ __all__ = ["wake_waiting_sync"]
 
 log = logging.getLogger(__name__)
 
-_WAITING = """
-SELECT 1 FROM kapi_object
- WHERE "group" = %s AND resource = 'syncs' AND namespace = %s AND name = %s
-   AND data->'status' ? 'healthCheckDeadline'
-"""
+#: Set on a Sync's status while it waits for its objects' health.
+_WAITING = ("status", "healthCheckDeadline")
 
 
 def wake_waiting_sync(rt, obj: dict, deleted: bool) -> None:
@@ -41,9 +39,8 @@ def wake_waiting_sync(rt, obj: dict, deleted: bool) -> None:
         # cannot break it; otherwise one autocommitted statement.
         guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
         with guard:
-            with connection.cursor() as cur:
-                cur.execute(_WAITING, [GROUP, namespace, name])
-                waiting = cur.fetchone() is not None
+            key = Key(GROUP, "syncs", namespace, name)
+            waiting = default_storage().has_field(key, _WAITING)
             if waiting:
                 controllers.request(controllers.SYNC, namespace, name, "health")
     except Exception:  # noqa: BLE001 - an observer must not fail the write

@@ -41,17 +41,11 @@ GRACE_SECONDS = 600
 STALE_SECONDS = 3600
 GC_TIMEOUT = 600
 
-_EXISTING = """
-SELECT namespace, name FROM kapi_object WHERE "group" = 'sync.kapi.dev' AND resource = 'gitrepositories'
-"""
-
-
 def _existing() -> set[tuple[str, str]]:
-    from django.db import connection
+    from kapi.storage import default_storage
+    from sync.kinds import GROUP
 
-    with connection.cursor() as cur:
-        cur.execute(_EXISTING)
-        return {(ns, name) for ns, name in cur.fetchall()}
+    return {(k.namespace, k.name) for k in default_storage().keys(GROUP, ["gitrepositories"])}
 
 
 def _age(path: Path, now: float) -> float:

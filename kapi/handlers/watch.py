@@ -303,9 +303,7 @@ class _Converter:
         key = (self.rt_key, kind)
         cached = event.memo.get(key)
         if cached is None:
-            from kapi.storage.postgres import _stamp
-
-            stored = _stamp(event.fresh(previous), event.revision)
+            stored = event.stored(previous)
             cached = event.memo[key] = self.registry.from_storage(plan.rt, stored)
         return WatchEvent(kind, cached, event.memo, key)
 

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import logging
 
-from django.db import connection
-
 from kapi.auth import aggregation
 from kapi.auth.rbac import RBAC_GROUP
 from kapi.errors import StatusError
 from kapi.registry.catalog import catalog
 from kapi.registry.options import UpdateOptions
 from kapi.registry.store import Registry
-from kapi.storage import Preconditions
+from kapi.storage import Preconditions, default_storage
 
 __all__ = ["aggregating_roles", "sync", "sync_all"]
 
@@ -34,14 +32,10 @@ def _type():
 def aggregating_roles() -> list[tuple]:
     """Work rows ``("aggregate", uid, group, resource, "", name, "")`` for every
     stored ClusterRole with an aggregationRule."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT 'aggregate', uid::text, \"group\", resource, '', name, ''"
-            " FROM kapi_object WHERE \"group\" = %s AND resource = 'clusterroles'"
-            " AND data ? 'aggregationRule'",
-            [RBAC_GROUP],
-        )
-        return cur.fetchall()
+    return [
+        ("aggregate", o.uid, o.key.group, o.key.resource, "", o.key.name, "")
+        for o in default_storage().summaries_with((RBAC_GROUP, "clusterroles"), "aggregationRule")
+    ]
 
 
 def _all(registry: Registry) -> dict[str, dict]:

@@ -122,17 +122,11 @@ def _resolve_owner(dep_rt, dep: dict, ref: dict) -> str:
 
 
 def _exists_elsewhere(uid, namespace: str) -> bool:
-    from django.db import connection
-
     uids = objects.valid_uids([uid])
     if not uids:
         return False
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT 1 FROM kapi_object WHERE uid = %s AND namespace <> %s",
-            [uids[0], namespace],
-        )
-        return cur.fetchone() is not None
+    found = default_storage().summaries_by_uid(uids)
+    return any(o.key.namespace != namespace for o in found)
 
 
 def attempt(uid: str, registry: Registry | None = None) -> None:

@@ -3,7 +3,8 @@
 
 A namespace being deleted (phase ``Terminating``, ``kubernetes`` in
 ``spec.finalizers``) gets one ``delete`` work item per object it holds, of every
-namespaced kind served (built-in and custom), asked for in one statement. Each
+namespaced kind served (built-in and custom), asked for in bulk by storage
+(``kapi.storage.purge``: one statement per batch of ``ASK_BATCH``). Each
 pass counts what is left and sets kube's conditions on the namespace's status;
 once nothing is left the ``kubernetes`` finalizer is removed through
 ``/finalize``, and the registry removes the namespace on that write. Objects
@@ -15,8 +16,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from django.db import connection
-
 from kapi.errors import StatusError
 from kapi.controllers import wakeup, workqueue
 from kapi.lifecycle import FIELD_MANAGER, events, objects
@@ -24,7 +23,7 @@ from kapi.observability.context import current_request_id
 from kapi.registry.catalog import catalog
 from kapi.registry.options import CreateOptions, DeleteOptions, UpdateOptions
 from kapi.registry.store import Registry, now_rfc3339
-from kapi.storage import Preconditions
+from kapi.storage import Preconditions, default_storage, purge
 
 __all__ = [
     "ASK_BATCH",
@@ -133,13 +132,6 @@ def delete_content_item(item, registry: Registry | None = None) -> None:
         raise
 
 
-def _type_filter(types: list[tuple[str, str]]) -> tuple[str, list]:
-    return (
-        '("group", resource) IN (SELECT * FROM unnest(%s::text[], %s::text[]))',
-        [[g for g, _ in types], [r for _, r in types]],
-    )
-
-
 #: Delete items asked for per statement: each statement is a short
 #: transaction (issue #20: one INSERT of 10,000 items held its transaction, and
 #: with it every consistent read, for half a second).
@@ -147,75 +139,26 @@ ASK_BATCH = 1000
 
 
 def _ask_deletes(namespace: str, types: list[tuple[str, str]]) -> int:
-    where, params = _type_filter(types)
-    sql = (
-        'INSERT INTO kapi_work_item (controller, key, "group", resource, namespace, name,'
-        " argument, request_id, generation, attempts, due)"
-        " SELECT 'delete', uid::text, \"group\", resource, namespace, name, 'Background', %s,"
-        " 0, 0,"
-        " now()"
-        f" FROM kapi_object WHERE namespace = %s AND {where}"
-        ' AND ("group", resource, name) > (%s, %s, %s)'
-        " AND NOT (data->'metadata' ? 'deletionTimestamp')"
-        # Objects already asked for are skipped by the index, not by conflicts.
-        " AND NOT EXISTS (SELECT 1 FROM kapi_work_item w"
-        " WHERE w.controller = 'delete' AND w.key = kapi_object.uid::text)"
-        ' ORDER BY "group", resource, name LIMIT %s'
-        " ON CONFLICT (controller, key) DO NOTHING"
-        ' RETURNING "group", resource, name'
+    # One bulk statement per batch (kapi.storage.purge); at most 100 per pass.
+    # The namespace's deletion request is current while its item runs.
+    return purge.ask_deletes(
+        namespace, types, request_id=current_request_id() or "", batch=ASK_BATCH, batches=100
     )
-    asked = 0
-    after = ("", "", "")
-    with connection.cursor() as cur:
-        # Keyset batches: each statement starts after the last key the previous
-        # one asked for (not from the start again, which made each batch slower
-        # than the last). Bounded: 100 statements per pass.
-        for _ in range(100):
-            # The namespace's deletion request is current while its item runs.
-            cur.execute(sql, [current_request_id(), namespace, *params, *after, ASK_BATCH])
-            rows = cur.fetchall()
-            asked += len(rows)
-            if len(rows) < ASK_BATCH:
-                break
-            after = max(tuple(r) for r in rows)
-    return asked
 
 
 def _census(namespace: str, types) -> tuple[Counter, Counter, int]:
     """(objects left per type, objects per finalizer, delete items failing)."""
-    where, params = _type_filter(types)
-    remaining: Counter = Counter()
+    storage = default_storage()
+    remaining = Counter(storage.count_in_namespace(namespace, types))
     finalizers: Counter = Counter()
-    with connection.cursor() as cur:
-        cur.execute(
-            f'SELECT "group", resource, count(*) FROM kapi_object WHERE namespace = %s AND {where}'
-            ' GROUP BY "group", resource',
-            [namespace, *params],
-        )
-        for group, resource, n in cur.fetchall():
-            remaining[(group, resource)] = n
-        if remaining:
-            cur.execute(
-                "SELECT f, count(*) FROM kapi_object,"
-                " jsonb_array_elements_text(CASE WHEN jsonb_typeof(data->'metadata'->'finalizers')"
-                " = 'array' THEN data->'metadata'->'finalizers' ELSE '[]' END) AS f"
-                f" WHERE namespace = %s AND {where} GROUP BY f ORDER BY f",
-                [namespace, *params],
-            )
-            for f, n in cur.fetchall():
-                finalizers[f] = n
+    if remaining:
+        finalizers.update(storage.finalizers_in_namespace(namespace, types))
     failing = workqueue.failing("delete", namespace, attempts=3)
     return remaining, finalizers, failing
 
 
 def _deleting_count(namespace: str) -> int:
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT count(*) FROM kapi_object WHERE namespace = %s"
-            " AND data->'metadata' ? 'deletionTimestamp'",
-            [namespace],
-        )
-        return cur.fetchone()[0]
+    return default_storage().count_deleting_in_namespace(namespace)
 
 
 def _finalizer_text(finalizers: Counter) -> str:

@@ -2,8 +2,8 @@
 
 The registry addresses objects by key; the garbage collector knows them by uid
 (``ownerReferences`` name their owner by uid) and must find every dependent of
-an owner across all kinds. ``kapi_object.uid`` is unique and indexed, and the
-migration adds a GIN index on ``kapi_owner_uids(data)``.
+an owner across all kinds. Storage answers both (``Storage.get_by_uid``,
+``Storage.dependents``: one indexed statement each).
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-from django.db import connection
-
 from kapi.controllers import workqueue
 from kapi.registry.catalog import catalog
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
+from kapi.storage import default_storage
 
 __all__ = [
     "Dependent",
@@ -109,19 +107,13 @@ def get_by_uid(
     """The object with this uid as its served type shows it (one indexed read);
     None when there is no such object. ``TypeNotServed`` when its kind is not
     served."""
-    with connection.cursor() as cur:
-        cur.execute(
-            'SELECT "group", resource, resource_version, data FROM kapi_object WHERE uid = %s',
-            [uid],
-        )
-        row = cur.fetchone()
-    if row is None:
+    found = default_storage().get_by_uid(uid)
+    if found is None:
         return None
-    rt = type_for_stored(row[0], row[1])
+    key, data = found
+    rt = type_for_stored(key.group, key.resource)
     if rt is None:
-        raise TypeNotServed(f"{row[1]}.{row[0]} is not served")
-    data = orjson.loads(row[3]) if isinstance(row[3], (str, bytes)) else row[3]
-    data.setdefault("metadata", {})["resourceVersion"] = str(row[2])
+        raise TypeNotServed(f"{key.resource}.{key.group} is not served")
     return rt, rt.strategy.from_storage(data, rt.version)
 
 
@@ -145,30 +137,18 @@ class Dependent:
 
 def dependents(owner_uids: list[str], limit: int | None = None) -> list[Dependent]:
     """Every object naming one of ``owner_uids`` in its ownerReferences."""
-    if not owner_uids:
-        return []
-    sql = """
-SELECT uid::text, "group", resource, namespace, name,
-       data->'metadata'->'ownerReferences', data->'metadata' ? 'deletionTimestamp'
-FROM kapi_object
-WHERE data->'metadata' ? 'ownerReferences' AND kapi_owner_uids(data) && %s::text[]
-ORDER BY uid
-"""
-    params: list = [list(owner_uids)]
-    if limit is not None:
-        sql += " LIMIT %s"
-        params.append(limit)
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        rows = cur.fetchall()
-    out = []
-    for uid, group, resource, namespace, name, refs, deleting in rows:
-        if isinstance(refs, (str, bytes)):
-            refs = orjson.loads(refs)
-        out.append(
-            Dependent(uid, group, resource, namespace, name, refs or [], bool(deleting))
+    return [
+        Dependent(
+            d.uid,
+            d.key.group,
+            d.key.resource,
+            d.key.namespace,
+            d.key.name,
+            list(d.owner_references),
+            d.deleting,
         )
-    return out
+        for d in default_storage().dependents(list(owner_uids), limit)
+    ]
 
 
 def request_dependents(owner_uids: list[str], request_id: str | None = None) -> int:

@@ -21,17 +21,20 @@ runtime's slow safety sweep.
 
 from __future__ import annotations
 
-from django.db import connection
-
 from kapi.controllers import feed, workqueue
 from kapi.lifecycle import aggregation, objects
-from kapi.registry.store import GC_FINALIZERS
+from kapi.registry.store import FOREGROUND, GC_FINALIZERS
+from kapi.storage import Key, default_storage
 from kapi.storage.interface import Change
 
 __all__ = ["FEED", "WATCH", "resync", "sweep_deleting"]
 
 #: The runtime feed the lifecycle reads.
 FEED = "lifecycle"
+
+#: Where Namespaces are stored, and the ServiceAccount each one gets.
+NAMESPACES = ("", "namespaces")
+DEFAULT_SERVICE_ACCOUNT = Key("", "serviceaccounts", "", "default")
 
 
 class _Plan(feed.Plan):
@@ -120,17 +123,10 @@ class _Plan(feed.Plan):
             {r.get("uid") for _, refs, _ in self.dependents.values() for r in refs}
         )
         state: dict[str, tuple] = {}
-        if owner_uids:
-            with connection.cursor() as cur:
-                cur.execute(
-                    'SELECT uid::text, "group", resource, namespace, name,'
-                    " (data->'metadata' ? 'deletionTimestamp')"
-                    " AND coalesce(data->'metadata'->'finalizers' ? 'foregroundDeletion', false)"
-                    " FROM kapi_object WHERE uid = ANY(%s::uuid[])",
-                    [owner_uids],
-                )
-                for uid, g, r, ns, n, fg in cur.fetchall():
-                    state[uid] = (g, r, ns, n, fg)
+        for o in default_storage().summaries_by_uid(owner_uids):
+            k = o.key
+            fg = o.deleting and FOREGROUND in o.finalizers
+            state[o.uid] = (k.group, k.resource, k.namespace, k.name, fg)
         rows = []
         for uid, ((g, r, ns, n), refs, deleted) in self.dependents.items():
             plain = True
@@ -153,18 +149,11 @@ class _Plan(feed.Plan):
         names = sorted(self.namespaces_touched)
         if not names:
             return []
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT uid::text, name, data->'metadata' ? 'deletionTimestamp' FROM kapi_object"
-                " WHERE \"group\" = '' AND resource = 'namespaces' AND namespace = ''"
-                " AND name = ANY(%s::text[])",
-                [names],
-            )
-            found = cur.fetchall()
+        found = default_storage().summaries_by_name(NAMESPACES, "", names)
         return [
-            ("namespace", uid, "", "namespaces", "", name, "")
-            for uid, name, deleting in found
-            if deleting or name in self.sa_deleted
+            ("namespace", o.uid, *NAMESPACES, "", o.key.name, "")
+            for o in found
+            if o.deleting or o.key.name in self.sa_deleted
         ]
 
 
@@ -172,23 +161,18 @@ def sweep_deleting() -> int:
     """Safety net: ask (without bumping) for every object being deleted with a
     garbage-collector finalizer and every terminating namespace, and for every
     live namespace lacking its default ServiceAccount. Uses partial indexes."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT CASE WHEN \"group\" = '' AND resource = 'namespaces' AND namespace = ''"
-            " THEN 'namespace' ELSE 'owner' END, uid::text, \"group\", resource, namespace, name"
-            " FROM kapi_object WHERE data->'metadata' ? 'deletionTimestamp'"
-            " AND ((\"group\" = '' AND resource = 'namespaces' AND namespace = '')"
-            "      OR data->'metadata'->'finalizers' ?| array['orphan', 'foregroundDeletion'])"
+    storage = default_storage()
+    rows = [
+        (
+            "namespace" if (o.key.group, o.key.resource) == NAMESPACES else "owner",
+            o.uid, o.key.group, o.key.resource, o.key.namespace, o.key.name, "", "",
         )
-        rows = [(*r, "", "") for r in cur.fetchall()]
-        cur.execute(
-            "SELECT 'namespace', ns.uid::text, '', 'namespaces', '', ns.name FROM kapi_object ns"
-            " WHERE ns.\"group\" = '' AND ns.resource = 'namespaces' AND ns.namespace = ''"
-            " AND NOT (ns.data->'metadata' ? 'deletionTimestamp')"
-            " AND NOT EXISTS (SELECT 1 FROM kapi_object sa WHERE sa.\"group\" = ''"
-            " AND sa.resource = 'serviceaccounts' AND sa.namespace = ns.name AND sa.name = 'default')"
-        )
-        rows += [(*r, "", "") for r in cur.fetchall()]
+        for o in storage.being_deleted(GC_FINALIZERS, [NAMESPACES])
+    ]
+    rows += [
+        ("namespace", o.uid, *NAMESPACES, "", o.key.name, "", "")
+        for o in storage.namespaces_without(NAMESPACES, DEFAULT_SERVICE_ACCOUNT)
+    ]
     return workqueue.request(rows, bump=False)
 
 
@@ -197,12 +181,11 @@ def resync(full: bool = False) -> int:
     a check of every object that has owner references."""
     asked = sweep_deleting()
     if full:
-        with connection.cursor() as cur:
-            cur.execute(
-                "SELECT 'attempt', uid::text, \"group\", resource, namespace, name, '', ''"
-                " FROM kapi_object WHERE data->'metadata' ? 'ownerReferences'"
-            )
-            asked += workqueue.request(cur.fetchall(), bump=False)
+        rows = [
+            ("attempt", o.uid, o.key.group, o.key.resource, o.key.namespace, o.key.name, "", "")
+            for o in default_storage().with_owners()
+        ]
+        asked += workqueue.request(rows, bump=False)
         asked += workqueue.request(aggregation.aggregating_roles(), bump=False)
     return asked
 

@@ -4,10 +4,11 @@ The deletion lifecycle and the sync do not get their work from the request
 that caused it: scanners read the change log in a worker, for many writes at
 once. So the request records, for each object it wrote that such a scanner
 acts on, its request id (``record``: one upsert into ``kapi_write_origin``,
-keyed by the object's uid), and the scanners join the change rows with it
-(``JOIN``/``COLUMN``) and store the id on the work item they ask for; the
-worker that runs the item makes it current again (log lines carry it, and the
-writes it makes record it in turn, so a cascade keeps the id).
+keyed by the object's uid); storage's change feed joins each change with it
+(``kapi.storage.interface.Change.request_id``), and the scanners store the id
+on the work item they ask for; the worker that runs the item makes it current
+again (log lines carry it, and the writes it makes record it in turn, so a
+cascade keeps the id).
 
 The row is written just before the write itself (the registry's
 ``BEFORE_WRITE_OBSERVERS``), so a scanner that reads the change finds it; a
@@ -25,14 +26,11 @@ from django.db import DatabaseError, connection, transaction
 
 from kapi.observability.context import current_request_id
 
-__all__ = ["COLUMN", "FORGET_BATCH", "JOIN", "forget_old", "latest", "record"]
+__all__ = ["FORGET_BATCH", "forget_old", "latest", "record"]
 
 log = logging.getLogger(__name__)
 
 KEEP_MINUTES = 10
-#: Join a ``kapi_change`` row aliased ``c`` with its origin; select ``COLUMN``.
-JOIN = " LEFT JOIN kapi_write_origin o ON o.uid = c.uid"
-COLUMN = "coalesce(o.request_id, '')"
 
 _UPSERT = (
     "INSERT INTO kapi_write_origin (uid, request_id, written) VALUES (%s, %s, now())"

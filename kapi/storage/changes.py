@@ -21,6 +21,8 @@ from typing import Any
 import orjson
 from django.db import connection, connections
 
+from kapi.storage.postgres import _stamp
+
 __all__ = [
     "CHANGES_SQL",
     "ChangeEvent",
@@ -110,6 +112,11 @@ class ChangeEvent:
     def fresh(self, previous: bool = False) -> Object:
         """A private copy of the object (or of its previous state)."""
         return orjson.loads(self.prev_raw if previous else self.raw)
+
+    def stored(self, previous: bool = False) -> Object:
+        """``fresh``, as storage hands objects out: ``metadata.resourceVersion``
+        this change's version, keys in the order kube writes them."""
+        return _stamp(self.fresh(previous), self.revision)
 
     def __repr__(self) -> str:
         return f"<ChangeEvent {self.revision} {self.type} {self.resource} {self.namespace}/{self.name}>"

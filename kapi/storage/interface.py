@@ -9,7 +9,7 @@ is the only concurrency control.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,9 +21,11 @@ __all__ = [
     "Change",
     "ChangeFilter",
     "FeedBatch",
+    "GroupResource",
     "Key",
     "ListPage",
     "ListQuery",
+    "ObjectSummary",
     "Preconditions",
     "Storage",
     "UpdateFunc",
@@ -31,6 +33,9 @@ __all__ = [
 ]
 
 Object = dict[str, Any]
+
+#: A stored collection: (group, resource), as a ``Key`` names them.
+GroupResource = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,20 @@ class Key:
     resource: str
     namespace: str
     name: str
+
+
+@dataclass(frozen=True)
+class ObjectSummary:
+    """An object without its body, for controllers that decide what to do
+    about many objects at once: where it is, its uid, whether it is being
+    deleted (``metadata.deletionTimestamp`` is set), its finalizers and its
+    ownerReferences (the entries that are objects)."""
+
+    key: Key
+    uid: str
+    deleting: bool
+    finalizers: tuple[str, ...] = ()
+    owner_references: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -204,6 +223,77 @@ class Storage(ABC):
         """Move ``consumer``'s cursor forward to ``revision`` (never back). In
         the caller's transaction, so the cursor moves with what the consumer
         did about the changes, or neither does."""
+
+    # What controllers (the garbage collector, the namespace controller, the
+    # ClusterRole aggregator, the sync) ask of what is stored. Objects are
+    # named by uid as often as by key: ownerReferences name owners by uid.
+
+    @abstractmethod
+    def get_by_uid(self, uid: str) -> tuple[Key, Object] | None:
+        """The object whose ``metadata.uid`` is ``uid`` (a valid UUID), and its
+        key; None when there is none."""
+
+    @abstractmethod
+    def summaries_by_uid(self, uids: Sequence[str]) -> list[ObjectSummary]:
+        """The objects whose uids are among ``uids`` (valid UUIDs), in no order."""
+
+    @abstractmethod
+    def summaries_by_name(
+        self, collection: GroupResource, namespace: str, names: Sequence[str]
+    ) -> list[ObjectSummary]:
+        """The objects of ``collection`` in ``namespace`` named one of ``names``."""
+
+    @abstractmethod
+    def summaries_with(self, collection: GroupResource, field: str) -> list[ObjectSummary]:
+        """The objects of ``collection`` that have the top-level field ``field``
+        (such as ClusterRoles with an ``aggregationRule``)."""
+
+    @abstractmethod
+    def has_field(self, key: Key, path: Sequence[str]) -> bool:
+        """Whether the object at ``key`` exists and has a value (JSON null
+        included) at ``path`` (such as ``("status", "healthCheckDeadline")``)."""
+
+    @abstractmethod
+    def dependents(self, owner_uids: Sequence[str], limit: int | None = None) -> list[ObjectSummary]:
+        """The objects naming one of ``owner_uids`` in their ownerReferences,
+        in uid order; the first ``limit`` of them when given."""
+
+    @abstractmethod
+    def with_owners(self) -> list[ObjectSummary]:
+        """Every object that has ownerReferences (a full resync of the
+        garbage collector)."""
+
+    @abstractmethod
+    def being_deleted(
+        self, finalizers: Sequence[str], collections: Sequence[GroupResource] = ()
+    ) -> list[ObjectSummary]:
+        """The objects being deleted that carry one of ``finalizers`` or belong
+        to one of ``collections`` (whatever their finalizers)."""
+
+    @abstractmethod
+    def namespaces_without(self, namespaces: GroupResource, member: Key) -> list[ObjectSummary]:
+        """The namespaces (objects of ``namespaces``, cluster-scoped) not being
+        deleted that hold no object of ``member``'s collection named
+        ``member.name`` (``member.namespace`` is ignored): those lacking their
+        default ServiceAccount, say."""
+
+    @abstractmethod
+    def count_in_namespace(
+        self, namespace: str, collections: Sequence[GroupResource]
+    ) -> dict[GroupResource, int]:
+        """How many objects of each of ``collections`` ``namespace`` holds
+        (collections holding none are left out)."""
+
+    @abstractmethod
+    def finalizers_in_namespace(
+        self, namespace: str, collections: Sequence[GroupResource]
+    ) -> dict[str, int]:
+        """For each finalizer, how many objects of ``collections`` in
+        ``namespace`` carry it."""
+
+    @abstractmethod
+    def count_deleting_in_namespace(self, namespace: str) -> int:
+        """How many objects in ``namespace`` (of any collection) are being deleted."""
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

@@ -47,6 +47,7 @@ from kapi.storage.interface import (
     Storage,
 )
 from kapi.storage.notify import notify_change
+from kapi.storage.summaries import SummaryReads
 
 __all__ = ["PostgresStorage"]
 
@@ -125,6 +126,10 @@ SELECT resource_version, data FROM kapi_object
 WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
 """
 
+
+_GET_BY_UID = """
+SELECT "group", resource, namespace, name, resource_version, data FROM kapi_object WHERE uid = %s
+"""
 
 _FEED_POSITION = "SELECT revision FROM kapi_feed_cursor WHERE consumer = %s"
 
@@ -207,8 +212,9 @@ def _strip(obj: Object) -> tuple[str, str]:
     return _dumps(obj), _dumps(meta.get("labels") or {})
 
 
-class PostgresStorage(Storage):
-    """``Storage`` on the ``kapi_object`` / ``kapi_change`` tables."""
+class PostgresStorage(SummaryReads, Storage):
+    """``Storage`` on the ``kapi_object`` / ``kapi_change`` tables (the reads
+    of summaries are in ``kapi.storage.summaries``)."""
 
     def create(self, key: Key, obj: Object, namespace: Key | None = None) -> Object:
         data, labels = _strip(obj)
@@ -241,6 +247,15 @@ class PostgresStorage(Storage):
         if row is None:
             raise KeyNotFound(key)
         return _stamp(row[1], row[0])
+
+    def get_by_uid(self, uid: str) -> tuple[Key, Object] | None:
+        with connection.cursor() as cur:
+            cur.execute(_GET_BY_UID, [uid])
+            row = cur.fetchone()
+        if row is None:
+            return None
+        group, resource, namespace, name, revision, data = row
+        return Key(group, resource, namespace, name), _stamp(data, revision)
 
     def update(self, key: Key, obj: Object, expected_revision: int) -> Object:
         data, labels = _strip(obj)

@@ -373,3 +373,134 @@ def test_a_filtered_feed_reads_only_the_groups_and_labels_it_names(storage, reso
     assert names == ["in-group", "labelled"]
     full = storage.read_feed(consumer, 1, select)
     assert full.end == full.changes[-1].revision, "a full filtered batch ends at its last change"
+
+
+# What controllers ask of storage: objects by uid, by owner, by namespace, by field.
+
+
+def _meta(obj: dict, **meta) -> dict:
+    """``obj`` with more metadata."""
+    return {**obj, "metadata": {**obj["metadata"], **meta}}
+
+
+_DELETED_AT = "2026-01-01T00:00:00Z"
+
+
+def test_an_object_is_found_by_its_uid(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    created = storage.create(key, _obj("a", "ns", spec={"v": 1}))
+    assert storage.get_by_uid(created["metadata"]["uid"]) == (key, created)
+    assert storage.get_by_uid(str(uuid.uuid4())) is None
+    storage.delete(key, _rv(created))
+    assert storage.get_by_uid(created["metadata"]["uid"]) is None
+
+
+def test_summaries_name_where_an_object_is_and_how_it_is_being_deleted(storage, resource) -> None:
+    """A summary carries the key, the uid, whether deletionTimestamp is set,
+    the finalizers and the ownerReferences (entries that are objects only)."""
+    owner = {"apiVersion": "v1", "kind": "Owner", "name": "o", "uid": str(uuid.uuid4())}
+    going = storage.create(
+        Key(GROUP, resource, "ns", "going"),
+        _meta(_obj("going", "ns"), deletionTimestamp=_DELETED_AT, finalizers=["orphan", "x/y"],
+              ownerReferences=[owner, "not an object"]),
+    )
+    plain = storage.create(Key(GROUP, resource, "other", "plain"), _obj("plain", "other"))
+    uids = [going["metadata"]["uid"], plain["metadata"]["uid"], str(uuid.uuid4())]
+    found = {s.uid: s for s in storage.summaries_by_uid(uids)}
+    assert set(found) == set(uids[:2])
+    g, p = found[uids[0]], found[uids[1]]
+    assert g.key == Key(GROUP, resource, "ns", "going") and g.deleting
+    assert g.finalizers == ("orphan", "x/y") and g.owner_references == (owner,)
+    assert p.key == Key(GROUP, resource, "other", "plain") and not p.deleting
+    assert p.finalizers == () and p.owner_references == ()
+    assert storage.summaries_by_uid([]) == []
+
+    by_name = storage.summaries_by_name((GROUP, resource), "ns", ["going", "plain", "none"])
+    assert [s.uid for s in by_name] == [uids[0]], "only the names asked for, in that namespace"
+    assert storage.summaries_by_name((GROUP, resource), "ns", []) == []
+
+
+def test_summaries_with_a_top_level_field(storage, resource) -> None:
+    storage.create(Key(GROUP, resource, "", "with"), _obj("with", aggregationRule={}))
+    storage.create(Key(GROUP, resource, "", "without"), _obj("without", rules=[]))
+    storage.create(Key(GROUP, f"{resource}-other", "", "elsewhere"), _obj("elsewhere", aggregationRule={}))
+    found = storage.summaries_with((GROUP, resource), "aggregationRule")
+    assert [s.key.name for s in found] == ["with"]
+
+
+def test_has_field_tells_whether_a_path_is_set(storage, resource) -> None:
+    waiting = Key(GROUP, resource, "ns", "waiting")
+    storage.create(waiting, _obj("waiting", "ns", status={"healthCheckDeadline": "soon"}))
+    storage.create(Key(GROUP, resource, "ns", "null"), _obj("null", "ns", status={"healthCheckDeadline": None}))
+    storage.create(Key(GROUP, resource, "ns", "idle"), _obj("idle", "ns", status={"phase": "Ready"}))
+    path = ("status", "healthCheckDeadline")
+    assert storage.has_field(waiting, path)
+    assert storage.has_field(Key(GROUP, resource, "ns", "null"), path), "a JSON null is set"
+    assert not storage.has_field(Key(GROUP, resource, "ns", "idle"), path)
+    assert not storage.has_field(Key(GROUP, resource, "ns", "absent"), path)
+    assert not storage.has_field(Key(GROUP, f"{resource}-other", "ns", "waiting"), path)
+
+
+def test_dependents_of_owners_in_uid_order_and_a_limit_at_a_time(storage, resource) -> None:
+    first, second, nobody = (str(uuid.uuid4()) for _ in range(3))
+
+    def owned_by(name: str, *owners: str) -> dict:
+        refs = [{"apiVersion": "v1", "kind": "Owner", "name": "o", "uid": u} for u in owners]
+        return storage.create(Key(GROUP, resource, "ns", name), _meta(_obj(name, "ns"), ownerReferences=refs))
+
+    a, b, c = owned_by("a", first), owned_by("b", first, second), owned_by("c", second)
+    storage.create(Key(GROUP, resource, "ns", "free"), _obj("free", "ns"))
+    uid = {o["metadata"]["name"]: o["metadata"]["uid"] for o in (a, b, c)}
+
+    found = storage.dependents([first])
+    assert sorted(s.key.name for s in found) == ["a", "b"]
+    assert [s.uid for s in found] == sorted(s.uid for s in found), "in uid order"
+    both = storage.dependents([first, second])
+    assert {s.uid for s in both} == set(uid.values())
+    assert storage.dependents([first, second], limit=2) == both[:2]
+    assert storage.dependents([nobody]) == [] and storage.dependents([]) == []
+    mine = [s for s in storage.with_owners() if s.key.group == GROUP and s.key.resource == resource]
+    assert sorted(s.key.name for s in mine) == ["a", "b", "c"], "every owned object, no other"
+
+
+def test_objects_being_deleted_with_a_finalizer_or_of_a_collection(storage, resource) -> None:
+    spaces = (GROUP, f"{resource}-namespaces")
+    storage.create(Key(GROUP, resource, "ns", "orphaning"),
+                   _meta(_obj("orphaning", "ns"), deletionTimestamp=_DELETED_AT, finalizers=["orphan"]))
+    storage.create(Key(GROUP, resource, "ns", "other-finalizer"),
+                   _meta(_obj("other-finalizer", "ns"), deletionTimestamp=_DELETED_AT, finalizers=["x/y"]))
+    storage.create(Key(GROUP, resource, "ns", "live"), _meta(_obj("live", "ns"), finalizers=["orphan"]))
+    storage.create(Key(*spaces, "", "ending"), _meta(_obj("ending"), deletionTimestamp=_DELETED_AT))
+    storage.create(Key(*spaces, "", "active"), _obj("active"))
+    found = storage.being_deleted(["orphan", "foregroundDeletion"], [spaces])
+    mine = sorted(s.key.name for s in found if s.key.group == GROUP and s.key.resource.startswith(resource))
+    assert mine == ["ending", "orphaning"]
+    assert all(s.deleting for s in found)
+
+
+def test_namespaces_without_a_member(storage, resource) -> None:
+    """Live namespaces that hold no object of the member's collection and name
+    (the default ServiceAccount, say)."""
+    spaces, accounts = (GROUP, f"{resource}-namespaces"), f"{resource}-accounts"
+    for name, meta in (("served", {}), ("lacking", {}), ("ending", {"deletionTimestamp": _DELETED_AT})):
+        storage.create(Key(*spaces, "", name), _meta(_obj(name), **meta))
+    storage.create(Key(GROUP, accounts, "served", "default"), _obj("default", "served"))
+    storage.create(Key(GROUP, accounts, "lacking", "builder"), _obj("builder", "lacking"))
+    found = storage.namespaces_without(spaces, Key(GROUP, accounts, "", "default"))
+    assert [(s.key, s.deleting) for s in found] == [(Key(*spaces, "", "lacking"), False)]
+
+
+def test_what_a_namespace_holds_is_counted_per_collection_and_finalizer(storage, resource) -> None:
+    ns, other = f"{resource}-ns", (GROUP, f"{resource}-other")
+    mine = (GROUP, resource)
+    storage.create(Key(*mine, ns, "a"), _meta(_obj("a", ns), finalizers=["x/y", "orphan"]))
+    storage.create(Key(*mine, ns, "b"), _meta(_obj("b", ns), finalizers=["x/y"], deletionTimestamp=_DELETED_AT))
+    storage.create(Key(*mine, ns, "c"), _meta(_obj("c", ns), finalizers="not a list"))
+    storage.create(Key(*other, ns, "d"), _meta(_obj("d", ns), deletionTimestamp=_DELETED_AT))
+    storage.create(Key(*mine, f"{ns}-elsewhere", "e"), _meta(_obj("e", f"{ns}-elsewhere"), finalizers=["x/y"]))
+    assert storage.count_in_namespace(ns, [mine, other]) == {mine: 3, other: 1}
+    assert storage.count_in_namespace(ns, [mine]) == {mine: 3}
+    assert storage.count_in_namespace(ns, [(GROUP, "nothing")]) == {}
+    assert storage.finalizers_in_namespace(ns, [mine, other]) == {"orphan": 1, "x/y": 2}
+    assert storage.finalizers_in_namespace(ns, [other]) == {}
+    assert storage.count_deleting_in_namespace(ns) == 2, "of every collection"

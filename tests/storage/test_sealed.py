@@ -4,9 +4,9 @@ interface, ``kapi.storage.browse`` for the admin's reads), so the rows' layout
 can change in one place.
 
 The controller runtime (``kapi.controllers``) reads the change log through
-storage's feeds. The lifecycle's controllers and two sync modules still query
-the object table themselves (issue #18); they are listed below, and nothing
-else may join them.
+storage's feeds; the lifecycle's controllers and the sync find objects through
+``Storage``'s summaries (``kapi.storage.summaries``) and ask for a namespace's
+deletes with ``kapi.storage.purge`` (issue #18). No module is exempt.
 """
 
 from __future__ import annotations
@@ -27,12 +27,6 @@ _TABLE_SQL = re.compile(
 #: Where these statements may be: storage and the schemas' migrations.
 _OWNERS = ("kapi/storage/", "kapi/migrations/", "kapi/models.py", "sync/migrations/")
 
-#: Not sealed yet (issue #18).
-_NOT_YET_SEALED = (
-    "kapi/lifecycle/",
-    "sync/healthwake.py",
-    "sync/housekeeping.py",
-)
 
 
 def _offenders() -> list[str]:
@@ -49,8 +43,7 @@ def _offenders() -> list[str]:
 
 def test_no_module_outside_storage_speaks_sql_to_the_object_tables() -> None:
     """The admin, the metrics, the API, the handlers and the registry included."""
-    unsealed = [name for name in _offenders() if not name.startswith(_NOT_YET_SEALED)]
-    assert unsealed == []
+    assert _offenders() == []
 
 
 def test_the_pattern_finds_what_it_looks_for() -> None:
