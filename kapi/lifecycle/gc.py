@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import logging
 
-from kapi.errors import StatusError
 from kapi.controllers import wakeup, workqueue
+from kapi.errors import StatusError
 from kapi.lifecycle import FIELD_MANAGER, events, objects
 from kapi.registry.options import DeleteOptions, UpdateOptions
 from kapi.registry.store import FOREGROUND, ORPHAN, Registry

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from kapi.errors import StatusError
 from kapi.controllers import wakeup, workqueue
+from kapi.errors import StatusError
 from kapi.lifecycle import FIELD_MANAGER, events, objects
 from kapi.observability.context import current_request_id
 from kapi.registry.catalog import catalog
