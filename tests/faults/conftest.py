@@ -22,6 +22,7 @@ from kapi_testserver import (
     KapiServer,
     ServerFailed,
     free_port,
+    new_data_dir,
     remove_data_dir,
     served_data_dir,
     server_processes,
@@ -54,8 +55,10 @@ def fault_server() -> Iterator[KapiServer]:
 
 def serve_for_faults(**env: str) -> Iterator[KapiServer]:
     """A ``serve`` with the fault tests' settings (plus ``env``), killed to the
-    last process and its data directory removed afterwards."""
-    data_dir = served_data_dir()
+    last process and its data directory removed afterwards. With a
+    ``DATABASE_URL`` the data directory starts empty (no embedded PostgreSQL
+    to copy, nor to mistake for the one in use)."""
+    data_dir = new_data_dir() if "DATABASE_URL" in env else served_data_dir()
     try:
         server = start_server(data_dir, env={**os.environ, **FAULT_ENV, **env})
     except ServerFailed as error:
