@@ -20,8 +20,10 @@ KEP-2340 "consistent reads from cache" and KEP-4988 "snapshottable cache"):
   memory; otherwise the database answers at that revision (410 once
   compacted), the same collection. An unpaged ``Exact`` list reads the database.
 
-While a big store is being filled in the background (``kapi.storage.listcache``),
-the database answers every list of its resource.
+A page of a resource whose store is big and not filled yet starts the fill in
+the background and is answered by the database meanwhile
+(``kapi.storage.listcache``); a whole list fills the store in the request, as
+it costs the database about as much.
 
 A plain JSON answer (no ``as=`` transform, no YAML, not pretty) is
 :class:`EncodedJSON`: the cached encodings of the items joined, which the JSON
@@ -104,7 +106,11 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
             return None
         return snapshot
 
-    fill, size = _filler(scope, registry), _sizer(scope, registry)
+    fill = _filler(scope, registry)
+    # A page (``limit``) is cheap in the database: while a big store fills in
+    # the background, the database answers it. A whole list costs the database
+    # about what the fill costs, so it fills the store itself and answers from it.
+    size = _sizer(scope, registry) if options.limit is not None else None
     rt = scope.resource
     try:
         if request.resource_version is None:

@@ -8,11 +8,11 @@ served (group, resource, apiVersion) is filled once by a consistent list from
 the database and then kept current by applying that resource's change events,
 read from the watch cache's channel at the store's cursor. A list brings its
 store up to date (under the store's lock) before it answers, so a store costs
-nothing while nobody lists it. Only a big fill (more than
-``BACKGROUND_FILL_OVER`` objects: half a second and more for 10,000) runs in
-the background, as kube's cacher is filled by its reflector: the database
-answers the lists that come meanwhile, so that no request waits for it (the
-first list in a process, or the first after the channel overflowed, stalled
+nothing while nobody lists it. A big fill (more than ``BACKGROUND_FILL_OVER``
+objects: half a second and more for 10,000) asked for by a page runs in the
+background, as kube's cacher is filled by its reflector: the database answers
+the pages that come meanwhile, so that no small request waits for it (the
+first page in a process, or the first after the channel overflowed, stalled
 others for that long while a big namespace was purged). A consistent list
 first waits for the watch cache to reach the database's current revision
 (:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`

@@ -1,7 +1,8 @@
-"""A big list cache is filled in the background (here: more than 5 objects,
-``KAPI_LIST_CACHE_BACKGROUND_FILL_OVER=5``; 1,000 by default): while it fills,
-PostgreSQL answers the resource's lists (counted as fallbacks), so no request
-waits for a fill; once filled, memory answers. Every answer is the same list."""
+"""A big list cache asked for by a page is filled in the background (here:
+more than 5 objects, ``KAPI_LIST_CACHE_BACKGROUND_FILL_OVER=5``; 1,000 by
+default): while it fills, PostgreSQL answers the resource's pages (counted as
+fallbacks), so no small request waits for a fill; once filled, memory answers.
+Every answer is the same list. A whole list (no limit) fills the store itself."""
 
 from __future__ import annotations
 
@@ -25,14 +26,14 @@ def small_fill_server() -> Iterator[KapiServer]:
     yield from serving({**os.environ, "KAPI_LIST_CACHE_BACKGROUND_FILL_OVER": "5"})
 
 
-def _reads(api: API, fallback: str) -> float:
-    """consistent_reads for RESOURCE (the helper's pattern names configmaps)."""
+def _reads(api: API, fallback: str, resource: str = RESOURCE) -> float:
+    """apiserver_watch_cache_consistent_read_total of ``resource``, summed over processes."""
     import re
 
     text = api.get("/metrics").text
     pattern = re.compile(
         r'^apiserver_watch_cache_consistent_read_total\{(?=[^}]*fallback="' + fallback
-        + r'")(?=[^}]*resource="' + RESOURCE + r'")[^}]*\} (\S+)$', re.M,
+        + r'")(?=[^}]*resource="' + resource + r'")[^}]*\} (\S+)$', re.M,
     )
     return sum(float(v) for v in pattern.findall(text))
 
@@ -52,15 +53,15 @@ def test_a_big_cache_fills_in_the_background_while_postgresql_answers(small_fill
     base = f"/api/v1/namespaces/{namespace}/{RESOURCE}"
     assert (_reads(api, "true"), _reads(api, "false")) == (0, 0)
 
-    # The first list of a process finds its store empty and too big to fill in
+    # The first page of a process finds its store empty and too big to fill in
     # the request: PostgreSQL answers, and the fill starts in the background.
-    assert names(fresh_get(api, base)) == expected
+    assert names(fresh_get(api, base, limit="100")) == expected
     assert _reads(api, "true") == 1 and _reads(api, "false") == 0
 
     deadline = time.monotonic() + 30
     while _reads(api, "false") == 0:  # until a filled store answers
         assert time.monotonic() < deadline, "no list was answered from memory"
-        assert names(fresh_get(api, base)) == expected
+        assert names(fresh_get(api, base, limit="100")) == expected
         time.sleep(0.05)
 
     # From memory now, and current: a write shows in the next list.
@@ -69,5 +70,21 @@ def test_a_big_cache_fills_in_the_background_while_postgresql_answers(small_fill
     deadline = time.monotonic() + 30
     while _reads(api, "false") == from_memory:
         assert time.monotonic() < deadline, "no list was answered from memory"
-        assert names(fresh_get(api, base)) == [*expected, "t99"]
-    assert names(fresh_get(api, base)) == [*expected, "t99"]
+        assert names(fresh_get(api, base, limit="100")) == [*expected, "t99"]
+
+
+def test_a_whole_list_fills_the_store_itself(small_fill_server) -> None:
+    """A list without a limit costs the database about what a fill costs: it
+    fills the store in the request and is answered from memory at once."""
+    api = API(small_fill_server)
+    namespace = f"whole-{uuid.uuid4().hex[:8]}"
+    assert api.post("/api/v1/namespaces", {"metadata": {"name": namespace}}).status_code == 201
+    expected = [f"e{i}" for i in range(8)]
+    for name in expected:
+        make(api, namespace, name, kind="endpoints")
+    base = f"/api/v1/namespaces/{namespace}/endpoints"
+    before = (_reads(api, "true", "endpoints"), _reads(api, "false", "endpoints"))
+    assert names(fresh_get(api, base)) == expected
+    assert (_reads(api, "true", "endpoints"), _reads(api, "false", "endpoints")) == (
+        before[0], before[1] + 1
+    )
