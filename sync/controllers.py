@@ -76,11 +76,17 @@ def _read(kind: str, namespace: str, name: str) -> dict | None:
         raise
 
 
-class _SyncController(Controller):
-    name = _CONTROLLERS[SYNC]
+class _SyncKindController(Controller):
+    """What a Sync's and a GitRepository's controllers share: a pass may take
+    long (git, apply, health checks), and a failure backs off from 2 s to 5 min."""
+
     long_running = True
     backoff_base = 1.0
     backoff_max = 300.0
+
+
+class _SyncController(_SyncKindController):
+    name = _CONTROLLERS[SYNC]
 
     def reconcile(self, item: Item, registry: Registry) -> float | None:
         from sync.observe import observed
@@ -93,11 +99,8 @@ class _SyncController(Controller):
                         lambda: reconcile_sync(ns, n, reason, drift))
 
 
-class _RepositoryController(Controller):
+class _RepositoryController(_SyncKindController):
     name = _CONTROLLERS[REPOSITORY]
-    long_running = True
-    backoff_base = 1.0
-    backoff_max = 300.0
 
     def reconcile(self, item: Item, registry: Registry) -> float | None:
         from sync.observe import observed
