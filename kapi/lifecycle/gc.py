@@ -186,11 +186,12 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
     if ORPHAN in finalizers:
         deps = objects.dependents([uid], limit=CHUNK)
         for dep in deps:
-            dep_rt = objects.type_for_stored(dep.group, dep.resource)
+            key = dep.key
+            dep_rt = objects.type_for_stored(key.group, key.resource)
             if dep_rt is None:
-                raise objects.TypeNotServed(f"{dep.resource}.{dep.group} is not served")
+                raise objects.TypeNotServed(f"{key.resource}.{key.group} is not served")
             _remove_refs_by_key(
-                registry, dep_rt, dep.namespace, dep.name, dep.uid, {uid}
+                registry, dep_rt, key.namespace, key.name, dep.uid, {uid}
             )
         if len(deps) == CHUNK:
             return True
@@ -202,13 +203,13 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
         if pending:
             workqueue.request(
                 [
-                    ("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "")
+                    ("attempt", d.uid, d.key.group, d.key.resource, d.key.namespace, d.key.name, "")
                     for d in pending
                 ]
             )
             wakeup.wake_workers(2 if len(pending) > 50 else 1)
         blocking = [
-            d for d in deps if any(r.get("blockOwnerDeletion") for r in d.refs_to(uid))
+            d for d in deps if any(r.get("blockOwnerDeletion") for r in objects.refs_to(d, uid))
         ]
         if not blocking:
             _remove_finalizer(registry, rt, obj, FOREGROUND)

@@ -9,7 +9,6 @@ an owner across all kinds. Storage answers both (``Storage.get_by_uid``,
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 from kapi.controllers import workqueue
@@ -17,13 +16,14 @@ from kapi.registry.catalog import catalog
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
 from kapi.storage import default_storage
+from kapi.storage.interface import ObjectSummary
 
 __all__ = [
-    "Dependent",
     "TypeNotServed",
     "dependents",
     "get_by_uid",
     "kind_type",
+    "refs_to",
     "request_dependents",
     "served_namespaced",
     "type_for_stored",
@@ -117,45 +117,21 @@ def get_by_uid(
     return rt, rt.strategy.from_storage(data, rt.version)
 
 
-@dataclass
-class Dependent:
-    uid: str
-    group: str
-    resource: str
-    namespace: str
-    name: str
-    owner_references: list
-    deleting: bool
-
-    def refs_to(self, owner_uid: str) -> list[dict]:
-        return [
-            r
-            for r in self.owner_references
-            if isinstance(r, dict) and r.get("uid") == owner_uid
-        ]
-
-
-def dependents(owner_uids: list[str], limit: int | None = None) -> list[Dependent]:
+def dependents(owner_uids: list[str], limit: int | None = None) -> list[ObjectSummary]:
     """Every object naming one of ``owner_uids`` in its ownerReferences."""
-    return [
-        Dependent(
-            d.uid,
-            d.key.group,
-            d.key.resource,
-            d.key.namespace,
-            d.key.name,
-            list(d.owner_references),
-            d.deleting,
-        )
-        for d in default_storage().dependents(list(owner_uids), limit)
-    ]
+    return default_storage().dependents(list(owner_uids), limit)
+
+
+def refs_to(dependent: ObjectSummary, owner_uid: str) -> list[dict]:
+    """The ownerReferences of ``dependent`` that name ``owner_uid``."""
+    return [r for r in dependent.owner_references if r.get("uid") == owner_uid]
 
 
 def request_dependents(owner_uids: list[str], request_id: str | None = None) -> int:
     """Request a check (``attempt``) of every dependent of ``owner_uids``;
     ``request_id`` (default: the current one) is the request behind it."""
     rows = [
-        ("attempt", d.uid, d.group, d.resource, d.namespace, d.name, "")
+        ("attempt", d.uid, d.key.group, d.key.resource, d.key.namespace, d.key.name, "")
         for d in dependents(owner_uids)
     ]
     if request_id is not None:
