@@ -16,7 +16,7 @@ from kapi_testserver import KapiServer, serving
 
 from tests.api.conftest import API
 from tests.api.test_list_http import make, names
-from tests.api.test_list_snapshot_http import fresh_get
+from tests.api.test_list_snapshot_http import consistent_reads, fresh_get
 
 RESOURCE = "podtemplates"  # nothing else in this server lists them
 
@@ -24,18 +24,6 @@ RESOURCE = "podtemplates"  # nothing else in this server lists them
 @pytest.fixture(scope="module")
 def small_fill_server() -> Iterator[KapiServer]:
     yield from serving({**os.environ, "KAPI_LIST_CACHE_BACKGROUND_FILL_OVER": "5"})
-
-
-def _reads(api: API, fallback: str, resource: str = RESOURCE) -> float:
-    """apiserver_watch_cache_consistent_read_total of ``resource``, summed over processes."""
-    import re
-
-    text = api.get("/metrics").text
-    pattern = re.compile(
-        r'^apiserver_watch_cache_consistent_read_total\{(?=[^}]*fallback="' + fallback
-        + r'")(?=[^}]*resource="' + resource + r'")[^}]*\} (\S+)$', re.M,
-    )
-    return sum(float(v) for v in pattern.findall(text))
 
 
 def _template(name: str) -> dict:
@@ -51,24 +39,24 @@ def test_a_big_cache_fills_in_the_background_while_postgresql_answers(small_fill
     for name in expected:
         make(api, namespace, name, kind=RESOURCE, **_template(name))
     base = f"/api/v1/namespaces/{namespace}/{RESOURCE}"
-    assert (_reads(api, "true"), _reads(api, "false")) == (0, 0)
+    assert (consistent_reads(api, "true", RESOURCE), consistent_reads(api, "false", RESOURCE)) == (0, 0)
 
     # The first page of a process finds its store empty and too big to fill in
     # the request: PostgreSQL answers, and the fill starts in the background.
     assert names(fresh_get(api, base, limit="100")) == expected
-    assert _reads(api, "true") == 1 and _reads(api, "false") == 0
+    assert consistent_reads(api, "true", RESOURCE) == 1 and consistent_reads(api, "false", RESOURCE) == 0
 
     deadline = time.monotonic() + 30
-    while _reads(api, "false") == 0:  # until a filled store answers
+    while consistent_reads(api, "false", RESOURCE) == 0:  # until a filled store answers
         assert time.monotonic() < deadline, "no list was answered from memory"
         assert names(fresh_get(api, base, limit="100")) == expected
         time.sleep(0.05)
 
     # From memory now, and current: a write shows in the next list.
     make(api, namespace, "t99", kind=RESOURCE, **_template("t99"))
-    from_memory = _reads(api, "false")
+    from_memory = consistent_reads(api, "false", RESOURCE)
     deadline = time.monotonic() + 30
-    while _reads(api, "false") == from_memory:
+    while consistent_reads(api, "false", RESOURCE) == from_memory:
         assert time.monotonic() < deadline, "no list was answered from memory"
         assert names(fresh_get(api, base, limit="100")) == [*expected, "t99"]
 
@@ -83,8 +71,8 @@ def test_a_whole_list_fills_the_store_itself(small_fill_server) -> None:
     for name in expected:
         make(api, namespace, name, kind="endpoints")
     base = f"/api/v1/namespaces/{namespace}/endpoints"
-    before = (_reads(api, "true", "endpoints"), _reads(api, "false", "endpoints"))
+    before = (consistent_reads(api, "true", "endpoints"), consistent_reads(api, "false", "endpoints"))
     assert names(fresh_get(api, base)) == expected
-    assert (_reads(api, "true", "endpoints"), _reads(api, "false", "endpoints")) == (
+    assert (consistent_reads(api, "true", "endpoints"), consistent_reads(api, "false", "endpoints")) == (
         before[0], before[1] + 1
     )

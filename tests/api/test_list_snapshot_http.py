@@ -28,12 +28,12 @@ def fresh_get(api, path, **params) -> requests.Response:
     )
 
 
-def consistent_reads(api, fallback: str) -> float:
-    """apiserver_watch_cache_consistent_read_total for configmaps, summed over processes."""
+def consistent_reads(api, fallback: str, resource: str = "configmaps") -> float:
+    """apiserver_watch_cache_consistent_read_total of ``resource``, summed over processes."""
     text = api.get("/metrics").text
     pattern = re.compile(
         r'^apiserver_watch_cache_consistent_read_total\{(?=[^}]*fallback="' + fallback
-        + r'")(?=[^}]*resource="configmaps")[^}]*\} (\S+)$', re.M,
+        + r'")(?=[^}]*resource="' + resource + r'")[^}]*\} (\S+)$', re.M,
     )
     return sum(float(v) for v in pattern.findall(text))
 
