@@ -50,8 +50,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def kapi_server() -> Iterator[KapiServer]:
-    # Alerts may post to the tests' receivers on loopback (refused by default).
-    yield from serving({**os.environ, "KAPI_ALERT_ALLOWED_NETWORKS": "127.0.0.0/8"})
+    # Alerts may post to the tests' receivers on loopback (refused by default);
+    # a killed worker's claims run out sooner (tests/sync/test_remote.py).
+    yield from serving({
+        **os.environ,
+        "KAPI_ALERT_ALLOWED_NETWORKS": "127.0.0.0/8",
+        "KAPI_CONTROLLER_LEASE_SECONDS": "8",
+    })
 
 
 @pytest.fixture

@@ -30,7 +30,14 @@ from kapi_testserver import (
     stop_server,
 )
 
-FAULT_ENV = {"KAPI_WATCH_BOOKMARK_SECONDS": "1", "KAPI_REQUEST_LOG": "0"}
+#: A killed worker's claims run out after LEASE seconds (20 by default): the
+#: tests that kill one wait that long for another to take its work over.
+LEASE = "8"
+FAULT_ENV = {
+    "KAPI_WATCH_BOOKMARK_SECONDS": "1",
+    "KAPI_REQUEST_LOG": "0",
+    "KAPI_CONTROLLER_LEASE_SECONDS": LEASE,
+}
 
 
 def database_url(server: KapiServer) -> str:
