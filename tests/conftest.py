@@ -12,11 +12,14 @@ stopped with SIGTERM, and the session fails if it does not exit cleanly within
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kapi_testserver import (
+    TEMPLATE_ENV,
     KapiServer,
     new_data_dir,
     remove_data_dir,
@@ -40,6 +43,16 @@ SLOW_FILES = (
     "tests/sync/test_wait.py",
     "tests/sync/test_git_http_limits.py",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controlling process: a directory for the run's one served-data
+    template (``kapi_testserver.served_data_dir``), inherited by the workers."""
+    if hasattr(config, "workerinput") or os.environ.get(TEMPLATE_ENV):
+        return
+    root = Path(tempfile.mkdtemp(prefix="kapi-test-template-"))
+    os.environ[TEMPLATE_ENV] = str(root)
+    config.add_cleanup(lambda: shutil.rmtree(root, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -11,6 +11,7 @@ left (children, their workers, PostgreSQL, Redis).
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import shutil
 import signal
@@ -109,6 +110,12 @@ def new_data_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="kapi-test-")) / "data"
 
 
+#: Where the template lives: a directory the whole test run shares
+#: (tests/conftest.py sets it in the controlling process, so every
+#: pytest-xdist worker uses the one template the first of them makes), else one
+#: of this process's own.
+TEMPLATE_ENV = "KAPI_TEST_TEMPLATE_DIR"
+
 _template: Path | None = None
 
 
@@ -119,18 +126,35 @@ def served_data_dir() -> Path:
 
     Starting from it skips what only a first start does (initdb, tuning and its
     restart, every migration), a third of a start; the template is made once
-    per test process by a real ``serve`` and copied with ownership and modes
+    per test run by a real ``serve`` and copied with ownership and modes
     (``cp -a``: as root the embedded PostgreSQL runs as its own user). Tests of
     the first start itself use :func:`new_data_dir`."""
+    data_dir = new_data_dir()
+    subprocess.run(["cp", "-a", str(_made_template()), str(data_dir)], check=True)
+    return data_dir
+
+
+def _made_template() -> Path:
     global _template
-    if _template is None:
+    if _template is not None:
+        return _template
+    shared = os.environ.get(TEMPLATE_ENV)
+    if not shared:
         template = new_data_dir()
         stop_server(start_server(template))
         atexit.register(remove_data_dir, template)
         _template = template
-    data_dir = new_data_dir()
-    subprocess.run(["cp", "-a", str(_template), str(data_dir)], check=True)
-    return data_dir
+        return template
+    root = Path(shared)
+    template = root / "data"
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker makes it; the others wait
+        if not (root / "made").exists():
+            shutil.rmtree(template, ignore_errors=True)
+            stop_server(start_server(template))
+            (root / "made").touch()
+    _template = template
+    return template
 
 
 def remove_data_dir(data_dir: Path) -> None:
