@@ -28,7 +28,7 @@ from kapi_testserver import (
 )
 
 #: The files that take longest (minutes on a busy 2-core machine), longest
-#: first: scheduled first (``--dist loadfile --no-loadscope-reorder`` in
+#: first: scheduled first (``--dist loadgroup --no-loadscope-reorder`` in
 #: scripts/test), so that no worker starts one of them while the others run
 #: out of work.
 SLOW_FILES = (
@@ -56,7 +56,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The slowest files first; the others keep their order."""
+    """Each file is a group that runs whole on one pytest-xdist worker (its
+    module-scoped servers start once), unless its module names a group it
+    shares with other files (``pytest.mark.xdist_group``: files that share a
+    session-scoped server, which a worker starts once); the slowest files
+    first, the others keep their order."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.location[0]))
     rank = {path: i for i, path in enumerate(SLOW_FILES)}
     items.sort(key=lambda item: rank.get(item.location[0], len(rank)))
 

@@ -1,4 +1,5 @@
-"""Fault tests: each gets its own ``serve`` (they kill parts of it), a second
+"""Fault tests: each gets its own ``serve`` (they kill parts of it) unless its
+server comes back whole (those share one, :data:`SHARED`), a second
 API process on the same database for watchers, and helpers to find, kill and
 measure. Figures (writes lost, time to recover, events missed) are printed
 with a ``FIGURE`` prefix and appended to ``$KAPI_FIGURES`` when set."""
@@ -55,8 +56,25 @@ def figure(test: str, **values) -> None:
             out.write(line + "\n")
 
 
+#: The xdist group of the fault tests after which the server is whole again
+#: (each asserts it: a killed Celery or API worker replaced, connections
+#: closed by PostgreSQL replaced): they share one server per worker.
+SHARED = "faults-whole-afterwards"
+
+
 @pytest.fixture
-def fault_server() -> Iterator[KapiServer]:
+def fault_server(request: pytest.FixtureRequest) -> Iterator[KapiServer]:
+    """A fault test's server: its own, or the shared one if the test's module
+    is in the :data:`SHARED` group."""
+    group = request.node.get_closest_marker("xdist_group")
+    if group is not None and group.args == (SHARED,):
+        yield request.getfixturevalue("shared_fault_server")
+        return
+    yield from serve_for_faults()
+
+
+@pytest.fixture(scope="session")
+def shared_fault_server() -> Iterator[KapiServer]:
     yield from serve_for_faults()
 
 
