@@ -57,8 +57,9 @@ def figure(test: str, **values) -> None:
 
 
 #: The xdist group of the fault tests after which the server is whole again
-#: (each asserts it: a killed Celery or API worker replaced, connections
-#: closed by PostgreSQL replaced): they share one server per worker.
+#: (each asserts it: a killed Celery or API worker replaced): they share one
+#: server per worker. Not ``test_kept_connections``: every request thread
+#: whose connection PostgreSQL closed answers its next request with a 503.
 SHARED = "faults-whole-afterwards"
 
 

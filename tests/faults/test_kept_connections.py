@@ -7,13 +7,9 @@ from __future__ import annotations
 import uuid
 
 import psycopg
-import pytest
 from kapi_testserver import KapiServer
 
-from tests.faults.conftest import SHARED, client, database_url
-
-# The server comes back whole (asserted below): it is shared (conftest.SHARED).
-pytestmark = pytest.mark.xdist_group(SHARED)
+from tests.faults.conftest import client, database_url
 
 
 def _api_backends(url: str) -> list[int]:

@@ -29,6 +29,11 @@ WATCH_ENV = {
 }
 
 
+#: The xdist group of the files that use ``watch_server``: one worker runs
+#: them all and starts the server once.
+WATCH_SERVER = "watch-server"
+
+
 def database_url(server: KapiServer) -> str:
     from kapi.runtime.config import _embedded_postgres_url
 
