@@ -12,11 +12,14 @@ stopped with SIGTERM, and the session fails if it does not exit cleanly within
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kapi_testserver import (
+    TEMPLATE_ENV,
     KapiServer,
     new_data_dir,
     remove_data_dir,
@@ -25,7 +28,7 @@ from kapi_testserver import (
 )
 
 #: The files that take longest (minutes on a busy 2-core machine), longest
-#: first: scheduled first (``--dist loadfile --no-loadscope-reorder`` in
+#: first: scheduled first (``--dist loadgroup --no-loadscope-reorder`` in
 #: scripts/test), so that no worker starts one of them while the others run
 #: out of work.
 SLOW_FILES = (
@@ -42,16 +45,38 @@ SLOW_FILES = (
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controlling process: a directory for the run's one served-data
+    template (``kapi_testserver.served_data_dir``), inherited by the workers."""
+    if hasattr(config, "workerinput") or os.environ.get(TEMPLATE_ENV):
+        return
+    root = Path(tempfile.mkdtemp(prefix="kapi-test-template-"))
+    os.environ[TEMPLATE_ENV] = str(root)
+    config.add_cleanup(lambda: shutil.rmtree(root, ignore_errors=True))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The slowest files first; the others keep their order."""
+    """Each file is a group that runs whole on one pytest-xdist worker (its
+    module-scoped servers start once), unless its module names a group it
+    shares with other files (``pytest.mark.xdist_group``: files that share a
+    session-scoped server, which a worker starts once); the slowest files
+    first, the others keep their order."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.location[0]))
     rank = {path: i for i, path in enumerate(SLOW_FILES)}
     items.sort(key=lambda item: rank.get(item.location[0], len(rank)))
 
 
 @pytest.fixture(scope="session")
 def kapi_server() -> Iterator[KapiServer]:
-    # Alerts may post to the tests' receivers on loopback (refused by default).
-    yield from serving({**os.environ, "KAPI_ALERT_ALLOWED_NETWORKS": "127.0.0.0/8"})
+    # Alerts may post to the tests' receivers on loopback (refused by default);
+    # a killed worker's claims run out sooner (tests/sync/test_remote.py).
+    yield from serving({
+        **os.environ,
+        "KAPI_ALERT_ALLOWED_NETWORKS": "127.0.0.0/8",
+        "KAPI_CONTROLLER_LEASE_SECONDS": "8",
+    })
 
 
 @pytest.fixture

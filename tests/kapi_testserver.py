@@ -2,7 +2,7 @@
 
 :func:`start_server` starts ``serve`` on a free port and a given data directory
 (embedded PostgreSQL and Redis unless the environment names others), waits for
-its ready line, writes a kubeconfig with the ``kubeconfig`` command and returns
+its ready line, writes the admin's kubeconfig and returns
 a :class:`KapiServer`. :func:`stop_server` sends SIGTERM and checks that
 ``serve`` exits cleanly in time and that none of the processes it started is
 left (children, their workers, PostgreSQL, Redis).
@@ -11,6 +11,7 @@ left (children, their workers, PostgreSQL, Redis).
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import shutil
 import signal
@@ -109,6 +110,12 @@ def new_data_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="kapi-test-")) / "data"
 
 
+#: Where the template lives: a directory the whole test run shares
+#: (tests/conftest.py sets it in the controlling process, so every
+#: pytest-xdist worker uses the one template the first of them makes), else one
+#: of this process's own.
+TEMPLATE_ENV = "KAPI_TEST_TEMPLATE_DIR"
+
 _template: Path | None = None
 
 
@@ -119,18 +126,35 @@ def served_data_dir() -> Path:
 
     Starting from it skips what only a first start does (initdb, tuning and its
     restart, every migration), a third of a start; the template is made once
-    per test process by a real ``serve`` and copied with ownership and modes
+    per test run by a real ``serve`` and copied with ownership and modes
     (``cp -a``: as root the embedded PostgreSQL runs as its own user). Tests of
     the first start itself use :func:`new_data_dir`."""
+    data_dir = new_data_dir()
+    subprocess.run(["cp", "-a", str(_made_template()), str(data_dir)], check=True)
+    return data_dir
+
+
+def _made_template() -> Path:
     global _template
-    if _template is None:
+    if _template is not None:
+        return _template
+    shared = os.environ.get(TEMPLATE_ENV)
+    if not shared:
         template = new_data_dir()
         stop_server(start_server(template))
         atexit.register(remove_data_dir, template)
         _template = template
-    data_dir = new_data_dir()
-    subprocess.run(["cp", "-a", str(_template), str(data_dir)], check=True)
-    return data_dir
+        return template
+    root = Path(shared)
+    template = root / "data"
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker makes it; the others wait
+        if not (root / "made").exists():
+            shutil.rmtree(template, ignore_errors=True)
+            stop_server(start_server(template))
+            (root / "made").touch()
+    _template = template
+    return template
 
 
 def remove_data_dir(data_dir: Path) -> None:
@@ -209,26 +233,9 @@ def _start_server(
     url = _wait_ready(process, log_path)
     try:
         kubeconfig_path = data_dir.parent / f"{data_dir.name}-kubeconfig-{port}.yaml"
-        result = subprocess.run(
-            [
-                *wrapper,
-                sys.executable,
-                str(ROOT / "manage.py"),
-                "kubeconfig",
-                "--data-dir",
-                str(data_dir),
-            ],
-            capture_output=True,
-            text=True,
-            env=full_env,
-            cwd=ROOT,
-            timeout=60,
-        )
-        if result.returncode:
-            raise ServerFailed(f"kubeconfig failed:\n{result.stdout}\n{result.stderr}")
-        kubeconfig_path.write_text(result.stdout)
-        doc = yaml.safe_load(result.stdout)
-        token = doc["users"][0]["user"]["token"]
+        text = _kubeconfig(data_dir, url, full_env, wrapper)
+        kubeconfig_path.write_text(text)
+        token = yaml.safe_load(text)["users"][0]["user"]["token"]
     except BaseException:
         _kill(process)
         raise
@@ -241,6 +248,38 @@ def _start_server(
         process=process,
         log_path=log_path,
     )
+
+
+def _kubeconfig(
+    data_dir: Path, url: str, env: Mapping[str, str], wrapper: tuple[str, ...]
+) -> str:
+    """The admin's kubeconfig for the server at ``url``.
+
+    Built here from what ``serve`` wrote (the token file's admin line, the CA)
+    with the ``kubeconfig`` command's own ``build_kubeconfig``: running the
+    command costs a Django start per server (tests/runtime/test_serve.py runs
+    it). With a wrapper (another user) or a token file elsewhere, the command
+    runs as it would for the user."""
+    if wrapper or env.get("KAPI_TOKEN_AUTH_FILE"):
+        result = subprocess.run(
+            [*wrapper, sys.executable, str(ROOT / "manage.py"), "kubeconfig",
+             "--data-dir", str(data_dir)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=60,
+        )
+        if result.returncode:
+            raise ServerFailed(f"kubeconfig failed:\n{result.stdout}\n{result.stderr}")
+        return result.stdout
+    from kapi.management.commands.kubeconfig import build_kubeconfig
+    from kapi.runtime.tokens import ADMIN_USER, load_tokens
+
+    tokens = load_tokens(data_dir / "tokens.csv")
+    token = next(t for t, user in tokens.items() if user.name == ADMIN_USER)
+    ca = (data_dir / "tls" / "ca.crt").read_bytes() if url.startswith("https:") else None
+    return yaml.safe_dump(build_kubeconfig(url, ADMIN_USER, token, ca), sort_keys=False)
 
 
 def _wait_ready(process: subprocess.Popen, log_path: Path) -> str:

@@ -1,4 +1,5 @@
-"""Fault tests: each gets its own ``serve`` (they kill parts of it), a second
+"""Fault tests: each gets its own ``serve`` (they kill parts of it) unless its
+server comes back whole (those share one, :data:`SHARED`), a second
 API process on the same database for watchers, and helpers to find, kill and
 measure. Figures (writes lost, time to recover, events missed) are printed
 with a ``FIGURE`` prefix and appended to ``$KAPI_FIGURES`` when set."""
@@ -30,7 +31,14 @@ from kapi_testserver import (
     stop_server,
 )
 
-FAULT_ENV = {"KAPI_WATCH_BOOKMARK_SECONDS": "1", "KAPI_REQUEST_LOG": "0"}
+#: A killed worker's claims run out after LEASE seconds (20 by default): the
+#: tests that kill one wait that long for another to take its work over.
+LEASE = "8"
+FAULT_ENV = {
+    "KAPI_WATCH_BOOKMARK_SECONDS": "1",
+    "KAPI_REQUEST_LOG": "0",
+    "KAPI_CONTROLLER_LEASE_SECONDS": LEASE,
+}
 
 
 def database_url(server: KapiServer) -> str:
@@ -48,8 +56,26 @@ def figure(test: str, **values) -> None:
             out.write(line + "\n")
 
 
+#: The xdist group of the fault tests after which the server is whole again
+#: (each asserts it: a killed Celery or API worker replaced): they share one
+#: server per worker. Not ``test_kept_connections``: every request thread
+#: whose connection PostgreSQL closed answers its next request with a 503.
+SHARED = "faults-whole-afterwards"
+
+
 @pytest.fixture
-def fault_server() -> Iterator[KapiServer]:
+def fault_server(request: pytest.FixtureRequest) -> Iterator[KapiServer]:
+    """A fault test's server: its own, or the shared one if the test's module
+    is in the :data:`SHARED` group."""
+    group = request.node.get_closest_marker("xdist_group")
+    if group is not None and group.args == (SHARED,):
+        yield request.getfixturevalue("shared_fault_server")
+        return
+    yield from serve_for_faults()
+
+
+@pytest.fixture(scope="session")
+def shared_fault_server() -> Iterator[KapiServer]:
     yield from serve_for_faults()
 
 
@@ -143,9 +169,14 @@ def second_api_process(server: KapiServer, db_url: str) -> Iterator[Client]:
 
 
 def _is_worker(process: psutil.Process) -> bool:
-    """A live worker (a killed one stays a zombie until its supervisor reaps it)."""
+    """A live worker (a killed one stays a zombie until its supervisor reaps it);
+    workers are forks of the supervisor, beside multiprocessing's resource
+    tracker, if it runs."""
     try:
-        return "spawn_main" in " ".join(process.cmdline())
+        return (
+            process.status() != psutil.STATUS_ZOMBIE
+            and "resource_tracker" not in " ".join(process.cmdline())
+        )
     except (psutil.ZombieProcess, psutil.NoSuchProcess):
         return False
 

@@ -12,9 +12,13 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from kapi_testserver import KapiServer
 
-from tests.faults.conftest import celery_pool, client, figure
+from tests.faults.conftest import SHARED, celery_pool, client, figure
+
+# The server comes back whole (asserted below): it is shared (conftest.SHARED).
+pytestmark = pytest.mark.xdist_group(SHARED)
 
 DEPENDENTS = 300
 

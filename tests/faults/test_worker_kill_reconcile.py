@@ -9,10 +9,14 @@ import os
 import signal
 import time
 
+import pytest
 from kapi_testserver import KapiServer
 from sync_gitops import Work, create, sync_namespace, wait_for
 
-from tests.faults.conftest import celery_pool, client, figure
+from tests.faults.conftest import SHARED, celery_pool, client, figure
+
+# The server comes back whole (asserted below): it is shared (conftest.SHARED).
+pytestmark = pytest.mark.xdist_group(SHARED)
 
 API = "sync.kapi.dev/v1"
 OBJECTS = 400

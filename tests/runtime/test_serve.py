@@ -18,9 +18,11 @@ from pathlib import Path
 import psutil
 import psycopg
 import pytest
+import yaml
 from kapi_testserver import (
     ROOT,
     KapiServer,
+    kubectl_binary,
     leftover_processes,
     server_processes,
     start_server,
@@ -60,11 +62,29 @@ def test_healthz_needs_no_token(kapi_server: KapiServer) -> None:
     assert body.strip() == b"ok"
 
 
-def test_kubectl_version_through_kubeconfig(kapi_server: KapiServer) -> None:
+def test_kubectl_version_through_kubeconfig(kapi_server: KapiServer, tmp_path) -> None:
     """kubectl reaches the server with the kubeconfig that `kubeconfig` prints."""
-    result = kapi_server.kubectl("version", "-o", "json")
+    printed = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir",
+         str(kapi_server.data_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(printed)
+    result = subprocess.run(
+        [kubectl_binary(), "--kubeconfig", str(kubeconfig), "version", "-o", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     info = json.loads(result.stdout)
     assert info["serverVersion"]["major"], info
+    # The tests' own kubeconfig (kapi_testserver) says the same.
+    assert yaml.safe_load(printed) == yaml.safe_load(kapi_server.kubeconfig_path.read_text())
 
 
 def test_kubeconfig_for_another_user(kapi_server: KapiServer) -> None:

@@ -5,18 +5,22 @@ hour, so a Sync that becomes Ready within the test's wait was woken by the write
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
-from kapi_testserver import serving
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
+
+from tests.sync.conftest import TIMERS
 
 API = "sync.kapi.dev/v1"
 
 
-@pytest.fixture(scope="module")
-def slow_poll_server():
-    yield from serving({**os.environ, "KAPI_SYNC_HEALTH_POLL_SECONDS": "3600"})
+# The server of tests/sync/conftest.py (its health poll an hour).
+pytestmark = pytest.mark.xdist_group(TIMERS)
+
+
+@pytest.fixture
+def slow_poll_server(timers_server):
+    return timers_server
 
 
 def _sync(server, ns: str) -> dict:

@@ -131,7 +131,7 @@ def test_unreachable_repository_is_a_condition(kapi_server, tmp_path):
 
 def _pool_children(server) -> list[int]:
     """PIDs of the Celery prefork pool processes of ``server``."""
-    out = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
     procs = {}
     for line in out.splitlines()[1:]:
         pid, ppid, args = line.split(None, 2)

@@ -1,6 +1,6 @@
 """Deleting a hosted GitRepository keeps its repository recoverable.
 
-The real server (its own, with the expiry sweep every second), real git over
+The real server (tests/sync/conftest.py's, with the expiry sweep every second), real git over
 smart HTTP and the real ``manage.py sync retained|restore`` commands: a
 deleted hosted repository is kept under ``git/.deleted``, restored by an
 administrator under a GitRepository of that name created again (never
@@ -17,16 +17,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from kapi_testserver import serving
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
+
+from tests.sync.conftest import TIMERS
 
 API = "sync.kapi.dev/v1"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def server():
-    yield from serving({**os.environ, "KAPI_GIT_RETENTION_SWEEP_SECONDS": "1"})
+# The server of tests/sync/conftest.py (the retention sweep every second).
+pytestmark = pytest.mark.xdist_group(TIMERS)
+
+
+@pytest.fixture
+def server(timers_server):
+    return timers_server
 
 
 def _manage(server, *args: str) -> subprocess.CompletedProcess:

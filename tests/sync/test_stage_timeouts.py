@@ -8,18 +8,22 @@ administrator allows them (``KAPI_SYNC_KUSTOMIZE_REMOTE=1``)."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
-from kapi_testserver import serving
 from sync_gitops import Work, create, silent_server, sync_namespace, unique, wait_for
+
+from tests.sync.conftest import TIMERS
 
 API = "sync.kapi.dev/v1"
 
 
-@pytest.fixture(scope="module")
-def remote_server():
-    yield from serving({**os.environ, "KAPI_SYNC_KUSTOMIZE_REMOTE": "1"})
+# The server of tests/sync/conftest.py (kustomize remote bases allowed).
+pytestmark = pytest.mark.xdist_group(TIMERS)
+
+
+@pytest.fixture
+def remote_server(timers_server):
+    return timers_server
 
 
 def _sync(server, ns: str) -> dict:

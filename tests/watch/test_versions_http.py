@@ -7,9 +7,14 @@ import base64
 import json
 import time
 
+import pytest
+
 from tests.api.conftest import assert_status
-from tests.watch.conftest import stream_events
+from tests.watch.conftest import WATCH_SERVER, stream_events
 from tests.watch.helpers import cm_path, create, delete, rv, update, wait_compacted
+
+# Run with the other watch_server files (tests/watch/conftest.py).
+pytestmark = pytest.mark.xdist_group(WATCH_SERVER)
 
 
 def names(r) -> list[str]:
@@ -141,7 +146,7 @@ def test_tampered_continue_is_bad_request(watch_api, watch_ns):
 
 
 def test_compaction_gives_410(watch_api, watch_ns, db):
-    """After the beat task compacts past a version (window 20 s here): a watch
+    """After the beat task compacts past a version (window 10 s here): a watch
     from it gets an ERROR event with a 410 Expired Status; an exact list gets
     410 Expired; an old continue token gets 410 Expired with a fresh token
     that lists the rest at the latest version; newer versions still work."""
