@@ -169,14 +169,9 @@ def second_api_process(server: KapiServer, db_url: str) -> Iterator[Client]:
 
 
 def _is_worker(process: psutil.Process) -> bool:
-    """A live worker (a killed one stays a zombie until its supervisor reaps it);
-    workers are forks of the supervisor, beside multiprocessing's resource
-    tracker, if it runs."""
+    """A live worker (a killed one stays a zombie until its supervisor reaps it)."""
     try:
-        return (
-            process.status() != psutil.STATUS_ZOMBIE
-            and "resource_tracker" not in " ".join(process.cmdline())
-        )
+        return "spawn_main" in " ".join(process.cmdline())
     except (psutil.ZombieProcess, psutil.NoSuchProcess):
         return False
 
