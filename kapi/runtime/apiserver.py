@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-import multiprocessing
 import socket
 import sys
 
-from uvicorn import _subprocess
 from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.server import Server
 from uvicorn.supervisors import multiprocess
@@ -64,23 +62,7 @@ class ReusePortConfig(Config):
         protocol = "https" if self.is_ssl else "http"
         logger.info("Uvicorn running on %s://%s:%d (one socket per worker)", protocol, self.host, sock.getsockname()[1])
         sock.set_inheritable(True)
-        self._preload()
         return sock
-
-    def _preload(self) -> None:
-        """Import the application here, in the supervisor, and fork the workers
-        from it instead of spawning fresh interpreters that import it again.
-
-        Each spawned worker paid the whole import (Django, DRF, kapi: about a
-        second of CPU) and kept its own copy of it; forked, they start at
-        once and share those pages until they write to them. The import opens
-        no connection and starts no thread (``tests/runtime/test_apiserver.py``),
-        and what is per process is made after a fork: database connections and
-        pools, the watch cache and its listener, the notify thread, metrics
-        files (keyed by pid). A worker uvicorn replaces forks from the same
-        loaded application."""
-        self.load()
-        _subprocess.spawn = multiprocessing.get_context("fork")
 
 
 class ReusePortServer(Server):
@@ -97,8 +79,9 @@ class ReusePortServer(Server):
 
 
 # The supervisor builds its configuration with ``uvicorn.main.Config`` and each
-# worker's server with ``multiprocess.Server``; the workers are forked from the
-# supervisor (``ReusePortConfig._preload``), so theirs are ours too.
+# worker's server with ``multiprocess.Server``. A worker process is spawned:
+# unpickling its ReusePortConfig imports this module, so the worker's
+# ``multiprocess.Server`` is ours too.
 uvicorn_main.Config = ReusePortConfig
 multiprocess.Server = ReusePortServer
 
@@ -108,8 +91,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # Run the importable copy of this module: one set of classes, the ones
-    # patched into uvicorn above.
+    # Run the importable copy of this module, so that the workers unpickle
+    # ``kapi.runtime.apiserver.ReusePortConfig``, not a class of ``__main__``.
     from kapi.runtime import apiserver
 
     apiserver.main()
