@@ -31,6 +31,7 @@ import yaml
 __all__ = [
     "KapiServer",
     "ServerFailed",
+    "celery_pool",
     "free_port",
     "kubectl_binary",
     "leftover_processes",
@@ -317,6 +318,16 @@ def server_processes(server: KapiServer) -> list[psutil.Process]:
         if needle in cmdline and p.pid != server.process.pid:
             procs[p.pid] = p
     return [p for p in procs.values() if p.pid != os.getpid()]
+
+
+def celery_pool(server: KapiServer) -> list[psutil.Process]:
+    """The pool processes of serve's Celery worker (its children)."""
+    root = psutil.Process(server.process.pid)
+    for child in root.children():
+        line = " ".join(child.cmdline())
+        if "celery" in line and " worker" in line:
+            return child.children()
+    raise AssertionError("no celery worker under serve")
 
 
 def leftover_processes(procs: list[psutil.Process]) -> list[str]:

@@ -184,12 +184,3 @@ def api_workers(server: KapiServer) -> list[psutil.Process]:
         if "kapi.runtime.apiserver" in " ".join(child.cmdline()):
             return [p for p in child.children() if _is_worker(p)]
     raise AssertionError("no API server supervisor under serve")
-
-
-def celery_pool(server: KapiServer) -> list[psutil.Process]:
-    root = psutil.Process(server.process.pid)
-    for child in root.children():
-        line = " ".join(child.cmdline())
-        if "celery" in line and " worker" in line:
-            return child.children()
-    raise AssertionError("no celery worker under serve")

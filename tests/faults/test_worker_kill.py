@@ -13,9 +13,9 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from kapi_testserver import KapiServer
+from kapi_testserver import KapiServer, celery_pool
 
-from tests.faults.conftest import SHARED, celery_pool, client, figure
+from tests.faults.conftest import SHARED, client, figure
 
 # The server comes back whole (asserted below): it is shared (conftest.SHARED).
 pytestmark = pytest.mark.xdist_group(SHARED)

@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 
+from kapi_testserver import celery_pool
 from sync_gitops import create, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
@@ -129,26 +130,6 @@ def test_unreachable_repository_is_a_condition(kapi_server, tmp_path):
     assert ready["reason"] == "GitOperationFailed" and "fetch failed" in ready["message"]
 
 
-def _pool_children(server) -> list[int]:
-    """PIDs of the Celery prefork pool processes of ``server``."""
-    out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
-    procs = {}
-    for line in out.splitlines()[1:]:
-        pid, ppid, args = line.split(None, 2)
-        procs[int(pid)] = (int(ppid), args)
-    tree = {server.process.pid}
-    changed = True
-    while changed:
-        changed = False
-        for pid, (ppid, _) in procs.items():
-            if ppid in tree and pid not in tree:
-                tree.add(pid)
-                changed = True
-    return [pid for pid, (ppid, args) in procs.items()
-            if pid in tree and "celery" in args and " worker" in args
-            and "celery" in procs.get(ppid, (0, ""))[1] and " worker" in procs[ppid][1]]
-
-
 def test_worker_killed_mid_reconcile_recovers(kapi_server, tmp_path):
     """SIGKILL of the pool processes while a 300-object revision is being applied:
     the advisory lock goes with the connection, the run is owed in the database,
@@ -164,7 +145,7 @@ def test_worker_killed_mid_reconcile_recovers(kapi_server, tmp_path):
         items = (_get(kapi_server, "configmaps", "-n", ns, "-l", "sync.kapi.dev/name=up") or {}).get("items", [])
         return 3 <= len(items) < 250
     wait_for(some_applied, timeout=60, interval=0.05, what="the reconcile to be under way")
-    killed = _pool_children(kapi_server)
+    killed = [p.pid for p in celery_pool(kapi_server)]
     assert killed
     for pid in killed:
         os.kill(pid, signal.SIGKILL)
