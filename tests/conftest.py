@@ -6,7 +6,10 @@ a user would run it. It yields a :class:`kapi_testserver.KapiServer`: ``url``,
 ``data_dir``, ``kubeconfig_path``, ``token``, ``ca_path`` and
 ``kubectl(*args, input=None, check=True)``. At the end of the session it is
 stopped with SIGTERM, and the session fails if it does not exit cleanly within
-30 s (``KAPI_TEST_STOP_TIMEOUT``) or leaves any process behind.
+30 s (``KAPI_TEST_STOP_TIMEOUT``) or leaves any process behind. Servers that
+fixtures start with ``serving`` stop in the background while the next tests
+run; ``servers_stopped`` waits for them at the end of the session and fails it
+for any that did not stop cleanly.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import pytest
 from kapi_testserver import (
     TEMPLATE_ENV,
     KapiServer,
+    finish_stops,
     new_data_dir,
     remove_data_dir,
     served_data_dir,
@@ -66,6 +70,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(item.location[0]))
     rank = {path: i for i, path in enumerate(SLOW_FILES)}
     items.sort(key=lambda item: rank.get(item.location[0], len(rank)))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def servers_stopped() -> Iterator[None]:
+    """Set up before every other session fixture, so torn down after them:
+    waits for the servers still stopping in the background and raises for any
+    that did not stop cleanly (``kapi_testserver.finish_stops``)."""
+    yield
+    finish_stops()
 
 
 @pytest.fixture(scope="session")

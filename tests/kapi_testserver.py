@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ __all__ = [
     "KapiServer",
     "ServerFailed",
     "celery_pool",
+    "finish_stops",
     "free_port",
     "kubectl_binary",
     "leftover_processes",
@@ -41,6 +43,7 @@ __all__ = [
     "server_processes",
     "serving",
     "start_server",
+    "stop_in_background",
     "stop_server",
 ]
 
@@ -399,14 +402,65 @@ def serving(
     env: Mapping[str, str] | None = None, args: tuple[str, ...] = ()
 ) -> Iterator[KapiServer]:
     """A fixture's own ``serve`` on a new data directory: yields it, then stops
-    it (the test fails unless it exits cleanly) and removes the directory."""
+    it in the background (:func:`stop_in_background`: the run fails unless it
+    exits cleanly) and removes the directory."""
     data_dir = served_data_dir()
     try:
-        try:
-            server = start_server(data_dir, env=env, args=args)
-        except ServerFailed as error:
-            pytest.fail(str(error), pytrace=False)
-        yield server
-        stop_server(server)
-    finally:
+        server = start_server(data_dir, env=env, args=args)
+    except ServerFailed as error:
         remove_data_dir(data_dir)
+        pytest.fail(str(error), pytrace=False)
+    try:
+        yield server
+    finally:
+        stop_in_background(server, remove=data_dir)
+
+
+@dataclass
+class _Stopping:
+    """A server being stopped by :func:`stop_in_background`."""
+
+    label: str
+    thread: threading.Thread
+    errors: list[BaseException]
+
+
+_stopping: list[_Stopping] = []
+
+
+def stop_in_background(server: KapiServer, *, remove: Path | None = None) -> None:
+    """:func:`stop_server` (then remove the data directory ``remove``) on a
+    thread, so that the test process goes on while serve shuts down (Celery's
+    warm shutdown alone takes two seconds or more). :func:`finish_stops` waits
+    for it and raises what it found: a server that did not exit cleanly still
+    fails the run, at the end of the worker's session."""
+    label = os.environ.get("PYTEST_CURRENT_TEST", "") or str(server.data_dir)
+    errors: list[BaseException] = []
+
+    def stop() -> None:
+        try:
+            stop_server(server)
+        except BaseException as error:  # reported by finish_stops
+            errors.append(error)
+            _kill_all(server_processes(server))  # serve had died: what it left
+        finally:
+            if remove is not None:
+                remove_data_dir(remove)
+
+    thread = threading.Thread(target=stop, name=f"stop {server.url}", daemon=True)
+    thread.start()
+    _stopping.append(_Stopping(label, thread, errors))
+
+
+def finish_stops() -> None:
+    """Wait for every server :func:`stop_in_background` is stopping; raise
+    :class:`ServerFailed` naming each one that did not stop cleanly."""
+    failures = []
+    while _stopping:
+        stopping = _stopping.pop(0)
+        stopping.thread.join(STOP_TIMEOUT + 15)
+        if stopping.thread.is_alive():
+            failures.append(f"{stopping.label}: serve is still stopping")
+        failures += [f"{stopping.label}: {error}" for error in stopping.errors]
+    if failures:
+        raise ServerFailed("servers stopped in the background:\n\n" + "\n\n".join(failures))

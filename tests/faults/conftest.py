@@ -28,7 +28,7 @@ from kapi_testserver import (
     served_data_dir,
     server_processes,
     start_server,
-    stop_server,
+    stop_in_background,
 )
 
 #: A killed worker's claims run out after LEASE seconds (20 by default): the
@@ -93,10 +93,10 @@ def serve_for_faults(**env: str) -> Iterator[KapiServer]:
     try:
         yield server
     finally:
-        try:
-            if server.process.poll() is None:
-                stop_server(server)
-        finally:
+        if server.process.poll() is None:
+            # Kills whatever the stop leaves, and fails the run if it does.
+            stop_in_background(server, remove=data_dir)
+        else:
             for proc in server_processes(server):
                 with contextlib.suppress(psutil.Error):
                     proc.kill()
