@@ -2,15 +2,17 @@
 README documents it: ``manage.py rotate_signing_key`` adds a key in the data
 directory that signs from then on while older tokens keep working;
 ``--retire`` removes the older keys and every token they signed stops working,
-in every API process, without a restart. Its own server: retiring keys would
-end the tokens of every other test."""
+in every API process, without a restart, and the watches they authorised end.
+Its own server: retiring keys would end the tokens of every other test."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +21,13 @@ from kapi_testserver import (
     ROOT,
     KapiServer,
     serving,
+)
+
+from tests.auth.test_watch_revocation import (
+    _grant_role,
+    _ready,
+    _service_account_token,
+    revoked_run,
 )
 
 
@@ -86,3 +95,27 @@ def test_rotate_then_retire_the_signing_key(server: KapiServer) -> None:
     third = _token(server)
     assert _kid(third) == newest_kid
     assert _answers(server, third) == [200] * 6
+
+
+def test_signing_key_retired_ends_watches(server: KapiServer) -> None:
+    """Retiring ends the watches of the tokens the retired keys signed: a
+    watch as a ServiceAccount ends before it delivers anything newer, on
+    every API process (tests/auth/test_watch_revocation.py's way)."""
+    ns = f"keys-{uuid.uuid4().hex[:6]}"
+    server.kubectl("create", "namespace", ns)
+    token = _service_account_token(server, ns, "watcher")
+    _grant_role(server, ns, f"--serviceaccount={ns}:watcher")
+    _ready(server, token, ns)
+
+    def retire() -> None:
+        env = {**os.environ, "KAPI_DATA_DIR": str(server.data_dir)}
+        subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "rotate_signing_key", "--retire"],
+            check=True,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
+
+    revoked_run(server, token, ns, retire)

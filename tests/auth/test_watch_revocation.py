@@ -6,7 +6,9 @@ which process holds each connection), sees an object created before the
 revocation arrive on all of them, revokes (through whichever process kubectl
 reaches), at once creates another object, and asserts that every watch ended
 and none delivered it. Nothing waits for the revocation to "propagate": the
-promise is that no event after it is delivered, on any process.
+promise is that no event after it is delivered, on any process. (Retiring
+the signing keys, which needs a server of its own, is in
+test_signing_key_rotation.py.)
 """
 
 from __future__ import annotations
@@ -20,14 +22,12 @@ import ssl
 import subprocess
 import sys
 import threading
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from urllib.parse import urlencode, urlsplit
 
 import psutil
-import pytest
 from auth.conftest import eventually
-from kapi_testserver import ROOT, KapiServer, server_processes, serving
+from kapi_testserver import ROOT, KapiServer, server_processes
 
 #: How many connections at most to open before both API processes serve one.
 MAX_WATCHES = 48
@@ -530,33 +530,6 @@ def test_bound_token_object_deleted(kapi_server: KapiServer, ns) -> None:
     # The account itself still has its rights: a fresh token still watches.
     fresh = kapi_server.kubectl("create", "token", "watcher", "-n", ns).stdout.strip()
     assert _list_ok(kapi_server, fresh, f"/api/v1/namespaces/{ns}/configmaps")
-
-
-@pytest.fixture
-def own_server() -> Iterator[KapiServer]:
-    """Retiring the signing keys ends every JWT of a server: not the session's."""
-    yield from serving()
-
-
-def test_signing_key_retired(own_server: KapiServer) -> None:
-    ns = f"keys-{uuid.uuid4().hex[:6]}"
-    own_server.kubectl("create", "namespace", ns)
-    token = _service_account_token(own_server, ns, "watcher")
-    _grant_role(own_server, ns, f"--serviceaccount={ns}:watcher")
-    _ready(own_server, token, ns)
-
-    def retire() -> None:
-        env = {**os.environ, "KAPI_DATA_DIR": str(own_server.data_dir)}
-        subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "rotate_signing_key", "--retire"],
-            check=True,
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
-
-    revoked_run(own_server, token, ns, retire)
 
 
 # -- Django users ------------------------------------------------------------
