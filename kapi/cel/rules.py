@@ -25,13 +25,14 @@ from typing import Any
 import cel
 
 from kapi.cel import cost as costs
+from kapi.cel.fieldpath import field_path_target
 from kapi.cel.library import FUNCTIONS, new_context
 from kapi.cel.parser import ParseError, parse, walk
 from kapi.cel.rewrite import needs_rewrite, rewritten
 from kapi.cel.values import to_cel
 from kapi.errors import Cause
 
-__all__ = ["cel_causes", "compile_rules", "field_path_target"]
+__all__ = ["cel_causes", "compile_rules"]
 
 Schema = dict[str, Any]
 _REASONS = (
@@ -281,36 +282,6 @@ def _check_node(
             cardinality * shape.size,
             correlatable and node.get("x-kubernetes-list-type") == "map",
         )
-
-
-_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_-]*)|\['((?:[^'\\]|\\.)*)'\]")
-
-
-def field_path_target(
-    path: str, schema: Schema, prefix: str = ""
-) -> tuple[str, Schema] | None:
-    """kube's ``ValidFieldPath``: ``.a.b['c']`` after ``prefix`` as ``a.b[c]`` or
-    ``a.b.c`` with the schema it names, or None if it names no field of ``schema``."""
-    out = prefix
-    pos = 0
-    node = schema
-    while pos < len(path):
-        match = _PATH_PART.match(path, pos)
-        if not match or not isinstance(node, dict):
-            return None
-        pos = match.end()
-        name = match.group(1) if match.group(1) is not None else match.group(2)
-        if node.get("properties") is not None:
-            if name not in node["properties"]:
-                return None
-            node = node["properties"][name]
-            out = f"{out}.{name}" if out else name
-        elif isinstance(node.get("additionalProperties"), dict):
-            node = node["additionalProperties"]
-            out = f"{out}[{name}]"
-        else:
-            return None
-    return out, node
 
 
 def _resolve_field_path(path: str, schema: Schema, prefix: str = "") -> str | None:

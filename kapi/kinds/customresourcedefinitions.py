@@ -14,7 +14,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from kapi.cel.rules import field_path_target
+from kapi.cel.fieldpath import field_path_target
 from kapi.errors import Cause
 from kapi.kinds.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy

@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kapi.cel.rules import cel_causes, compile_rules
 from kapi.errors import Cause
 from kapi.registry.definitions import definitions
 
@@ -36,6 +35,25 @@ __all__ = [
 
 Schema = dict[str, Any]
 _DEFS = "#/$defs/"
+
+
+# kapi.cel.rules, and with it the ``cel`` package (a quarter of a second to
+# import), is loaded by the first process that writes a custom resource or a
+# CRD, not by every process that imports the registry (Celery beat, serve, an
+# API worker that never sees a CRD).
+def cel_causes(obj: Any, old: Any, schema: Schema, path: str = "") -> list[Cause]:
+    """``kapi.cel.rules.cel_causes``: the ``x-kubernetes-validations`` rules of
+    ``schema`` run on ``obj`` (``old`` on update)."""
+    from kapi.cel.rules import cel_causes as run
+
+    return run(obj, old, schema, path)
+
+
+def compile_rules(schema: Schema, path: str) -> list[Cause]:
+    """``kapi.cel.rules.compile_rules``: the rules of a CRD schema checked."""
+    from kapi.cel.rules import compile_rules as check
+
+    return check(schema, path)
 
 
 def resolve(schema: Schema) -> Schema:
