@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,11 +32,14 @@ from kapi_testserver import (
     served_data_dir,
     serving,
 )
+from xdist.scheduler import LoadScopeScheduling
+
+from tests.groups import GROUPS, unit_of
 
 #: The files that take longest (minutes on a busy 2-core machine), longest
-#: first: scheduled first (``--dist loadgroup --no-loadscope-reorder`` in
-#: scripts/test), so that no worker starts one of them while the others run
-#: out of work.
+#: first: scheduled first (``--no-loadscope-reorder`` in scripts/test keeps the
+#: collection order), so that no worker starts one of them while the others
+#: run out of work.
 SLOW_FILES = (
     "tests/fuzz/test_openapi_schemathesis.py",
     "tests/auth/test_watch_revocation.py",
@@ -51,25 +56,56 @@ SLOW_FILES = (
 
 def pytest_configure(config: pytest.Config) -> None:
     """In the controlling process: a directory for the run's one served-data
-    template (``kapi_testserver.served_data_dir``), inherited by the workers."""
+    template (``kapi_testserver.served_data_dir``), inherited by the workers.
+    With pytest-xdist workers, a process starts making the template at once,
+    while the workers start and collect (about ten seconds each), instead of
+    after, when the first of them needs a server; the others wait for it on
+    the template's lock as they would for a worker making it."""
+    missing = [path for paths in GROUPS.values() for path in paths
+               if not (Path(__file__).resolve().parent.parent / path).is_file()]
+    if missing:  # a renamed file would silently leave its group
+        raise pytest.UsageError(f"tests/groups.py names files that do not exist: {missing}")
     if hasattr(config, "workerinput") or os.environ.get(TEMPLATE_ENV):
         return
     root = Path(tempfile.mkdtemp(prefix="kapi-test-template-"))
     os.environ[TEMPLATE_ENV] = str(root)
-    config.add_cleanup(lambda: shutil.rmtree(root, ignore_errors=True))
+    maker = None
+    if config.getoption("numprocesses", None):
+        with open(root / "maker.log", "wb") as log:
+            maker = subprocess.Popen(
+                [sys.executable, "-c", "import sys; sys.path.append('tests');"
+                 " import kapi_testserver; kapi_testserver.served_template()"],
+                cwd=Path(__file__).resolve().parent.parent,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            )
+
+    def cleanup() -> None:
+        if maker is not None:
+            maker.wait()  # bounded by its start and stop timeouts
+        shutil.rmtree(root, ignore_errors=True)
+
+    config.add_cleanup(cleanup)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each file is a group that runs whole on one pytest-xdist worker (its
-    module-scoped servers start once), unless its module names a group it
-    shares with other files (``pytest.mark.xdist_group``: files that share a
-    session-scoped server, which a worker starts once); the slowest files
-    first, the others keep their order."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.location[0]))
+    """The slowest files first (see :data:`SLOW_FILES`), the others keep their order."""
     rank = {path: i for i, path in enumerate(SLOW_FILES)}
     items.sort(key=lambda item: rank.get(item.location[0], len(rank)))
+
+
+class _FileScheduling(LoadScopeScheduling):
+    """pytest-xdist's scope scheduling with the units of tests/groups.py: a
+    file runs whole on one worker, a group of files that share a
+    session-scoped server too."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return unit_of(nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling:
+    """Ahead of pytest-xdist's own choice (``--dist``)."""
+    return _FileScheduling(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)

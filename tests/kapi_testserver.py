@@ -40,6 +40,7 @@ __all__ = [
     "new_data_dir",
     "remove_data_dir",
     "served_data_dir",
+    "served_template",
     "server_processes",
     "serving",
     "start_server",
@@ -136,6 +137,11 @@ def served_data_dir() -> Path:
     data_dir = new_data_dir()
     subprocess.run(["cp", "-a", str(_made_template()), str(data_dir)], check=True)
     return data_dir
+
+
+def served_template() -> Path:
+    """The run's template (see :func:`served_data_dir`), made if it is not yet."""
+    return _made_template()
 
 
 def _made_template() -> Path:

@@ -1,5 +1,6 @@
 """Fault tests: each gets its own ``serve`` (they kill parts of it) unless its
-server comes back whole (those share one, :data:`SHARED`), a second
+server comes back whole (those share one: ``FAULTS_SHARED`` in
+tests/groups.py), a second
 API process on the same database for watchers, and helpers to find, kill and
 measure. Figures (writes lost, time to recover, events missed) are printed
 with a ``FIGURE`` prefix and appended to ``$KAPI_FIGURES`` when set."""
@@ -31,6 +32,8 @@ from kapi_testserver import (
     stop_in_background,
 )
 
+from tests.groups import FAULTS_SHARED, unit_of
+
 #: A killed worker's claims run out after LEASE seconds (20 by default): the
 #: tests that kill one wait that long for another to take its work over.
 LEASE = "8"
@@ -56,19 +59,11 @@ def figure(test: str, **values) -> None:
             out.write(line + "\n")
 
 
-#: The xdist group of the fault tests after which the server is whole again
-#: (each asserts it: a killed Celery or API worker replaced): they share one
-#: server per worker. Not ``test_kept_connections``: every request thread
-#: whose connection PostgreSQL closed answers its next request with a 503.
-SHARED = "faults-whole-afterwards"
-
-
 @pytest.fixture
 def fault_server(request: pytest.FixtureRequest) -> Iterator[KapiServer]:
-    """A fault test's server: its own, or the shared one if the test's module
-    is in the :data:`SHARED` group."""
-    group = request.node.get_closest_marker("xdist_group")
-    if group is not None and group.args == (SHARED,):
+    """A fault test's server: its own, or the shared one if the test's file
+    is in the ``FAULTS_SHARED`` group (tests/groups.py)."""
+    if unit_of(request.node.nodeid) == FAULTS_SHARED:
         yield request.getfixturevalue("shared_fault_server")
         return
     yield from serve_for_faults()

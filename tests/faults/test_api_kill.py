@@ -14,21 +14,16 @@ import time
 import uuid
 
 import psycopg
-import pytest
 import requests
 from kapi_testserver import KapiServer
 
 from tests.faults.conftest import (
-    SHARED,
     Client,
     api_workers,
     client,
     database_url,
     figure,
 )
-
-# The server comes back whole (asserted below): it is shared (conftest.SHARED).
-pytestmark = pytest.mark.xdist_group(SHARED)
 
 WRITERS = 8
 LOAD_SECONDS = 3.0

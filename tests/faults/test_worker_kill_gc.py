@@ -12,13 +12,9 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from kapi_testserver import KapiServer, celery_pool
 
-from tests.faults.conftest import SHARED, client, figure
-
-# The server comes back whole (asserted below): it is shared (conftest.SHARED).
-pytestmark = pytest.mark.xdist_group(SHARED)
+from tests.faults.conftest import client, figure
 
 DEPENDENTS = 300
 

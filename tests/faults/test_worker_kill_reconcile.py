@@ -9,14 +9,10 @@ import os
 import signal
 import time
 
-import pytest
 from kapi_testserver import KapiServer, celery_pool
 from sync_gitops import Work, create, sync_namespace, wait_for
 
-from tests.faults.conftest import SHARED, client, figure
-
-# The server comes back whole (asserted below): it is shared (conftest.SHARED).
-pytestmark = pytest.mark.xdist_group(SHARED)
+from tests.faults.conftest import client, figure
 
 API = "sync.kapi.dev/v1"
 OBJECTS = 400

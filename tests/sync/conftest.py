@@ -1,5 +1,6 @@
 """The sync tests' server with short or long timers: the files that need one
-share it (``pytest.mark.xdist_group(TIMERS)``), so a worker starts it once.
+share it (the ``SYNC_TIMERS`` group of tests/groups.py), so a worker starts it
+once.
 
 Each setting is for one file and changes nothing the others rely on: kustomize
 remote bases allowed (``test_stage_timeouts``: a remote base that never
@@ -14,8 +15,6 @@ from collections.abc import Iterator
 
 import pytest
 from kapi_testserver import KapiServer, serving
-
-TIMERS = "sync-timers-server"
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,9 @@ import json
 import pytest
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
-from tests.sync.conftest import TIMERS
-
 API = "sync.kapi.dev/v1"
 
 
-# The server of tests/sync/conftest.py (its health poll an hour).
-pytestmark = pytest.mark.xdist_group(TIMERS)
 
 
 @pytest.fixture

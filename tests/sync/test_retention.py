@@ -19,14 +19,10 @@ from pathlib import Path
 import pytest
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
 
-from tests.sync.conftest import TIMERS
-
 API = "sync.kapi.dev/v1"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# The server of tests/sync/conftest.py (the retention sweep every second).
-pytestmark = pytest.mark.xdist_group(TIMERS)
 
 
 @pytest.fixture

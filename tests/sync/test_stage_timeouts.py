@@ -12,13 +12,9 @@ import json
 import pytest
 from sync_gitops import Work, create, silent_server, sync_namespace, unique, wait_for
 
-from tests.sync.conftest import TIMERS
-
 API = "sync.kapi.dev/v1"
 
 
-# The server of tests/sync/conftest.py (kustomize remote bases allowed).
-pytestmark = pytest.mark.xdist_group(TIMERS)
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
 """Fixtures for watch tests: a dedicated server with short timers.
 
-``watch_server`` runs ``serve`` with bookmarks every second, compaction every
-two seconds in steps of 16 changes and a 10 s history window, so bookmarks and 410s can be seen in a
-test's time. ``watch_api`` is a raw HTTP client for it; ``watch_ns`` a fresh
+``watch_server`` (shared by the files of the ``WATCH_SERVER`` group in
+tests/groups.py, which one worker runs) runs ``serve`` with bookmarks every
+second, compaction every two seconds in steps of 16 changes and a 10 s history
+window, so bookmarks and 410s can be seen in a test's time. ``watch_api`` is a raw HTTP client for it; ``watch_ns`` a fresh
 namespace. ``db`` connects to the server's PostgreSQL (to read the change log
 and compare streams against it).
 """
@@ -27,11 +28,6 @@ WATCH_ENV = {
     "KAPI_HISTORY_WINDOW_SECONDS": "10",
     "KAPI_COMPACTION_STEP": "16",
 }
-
-
-#: The xdist group of the files that use ``watch_server``: one worker runs
-#: them all and starts the server once.
-WATCH_SERVER = "watch-server"
 
 
 def database_url(server: KapiServer) -> str:

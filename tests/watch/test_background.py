@@ -14,11 +14,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.watch.conftest import WATCH_SERVER, database_url
+from tests.watch.conftest import database_url
 from tests.watch.helpers import cm_path, create, delete, rv, update, wait_compacted
-
-# Run with the other watch_server files (tests/watch/conftest.py).
-pytestmark = pytest.mark.xdist_group(WATCH_SERVER)
 
 
 @pytest.fixture

@@ -11,11 +11,7 @@ import pytest
 from kapi_testserver import kubectl_binary, start_server, stop_server
 from kubernetes import client, config, watch
 
-from tests.watch.conftest import WATCH_SERVER
 from tests.watch.helpers import create, delete, update
-
-# Run with the other watch_server files (tests/watch/conftest.py).
-pytestmark = pytest.mark.xdist_group(WATCH_SERVER)
 
 
 def cm_manifest(ns: str, name: str) -> str:

@@ -19,11 +19,8 @@ import requests
 from kapi_testserver import ROOT, free_port
 
 from tests.api.conftest import API
-from tests.watch.conftest import WATCH_SERVER, database_url, stream_events
+from tests.watch.conftest import database_url, stream_events
 from tests.watch.helpers import cm_path
-
-# Run with the other watch_server files (tests/watch/conftest.py).
-pytestmark = pytest.mark.xdist_group(WATCH_SERVER)
 
 
 @dataclass

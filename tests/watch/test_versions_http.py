@@ -7,14 +7,9 @@ import base64
 import json
 import time
 
-import pytest
-
 from tests.api.conftest import assert_status
-from tests.watch.conftest import WATCH_SERVER, stream_events
+from tests.watch.conftest import stream_events
 from tests.watch.helpers import cm_path, create, delete, rv, update, wait_compacted
-
-# Run with the other watch_server files (tests/watch/conftest.py).
-pytestmark = pytest.mark.xdist_group(WATCH_SERVER)
 
 
 def names(r) -> list[str]:

@@ -6,14 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
-
 from tests.api.conftest import assert_status
-from tests.watch.conftest import WATCH_SERVER, stream_events
+from tests.watch.conftest import stream_events
 from tests.watch.helpers import cm_path, create, delete, rv, summary, update
-
-# Run with the other watch_server files (tests/watch/conftest.py).
-pytestmark = pytest.mark.xdist_group(WATCH_SERVER)
 
 
 def later(delay: float, fn, *args):
