@@ -15,22 +15,13 @@ import ssl
 from urllib.parse import urlsplit
 
 import pytest
-from kapi_testserver import new_data_dir, remove_data_dir, start_server, stop_server
+from kapi_testserver import serving
 from sync_gitops import wait_for
 
 
 @pytest.fixture(scope="module")
 def small_log_server():
-    data_dir = new_data_dir()
-    server = start_server(data_dir, env={**os.environ, "KAPI_LOG_MAXSIZE": "0.05",
-                                         "KAPI_REQUEST_LOG": "1"})
-    try:
-        yield server
-    finally:
-        try:
-            stop_server(server)
-        finally:
-            remove_data_dir(data_dir)
+    yield from serving({**os.environ, "KAPI_LOG_MAXSIZE": "0.05", "KAPI_REQUEST_LOG": "1"})
 
 
 def test_log_file_is_kept_under_its_limit(small_log_server) -> None:
