@@ -65,11 +65,7 @@ def django_db_modify_db_settings() -> Iterator[None]:
     parent = Path(tempfile.mkdtemp(prefix="kapi-in-process-pg-"))
     parent.chmod(0o755)
     server = start_postgres(parent / "pgdata")
-    os.environ["KAPI_DB_POOL"] = "0"
-    try:
-        settings.DATABASES["default"].update(database_settings(server.url))
-    finally:
-        os.environ.pop("KAPI_DB_POOL", None)
+    settings.DATABASES["default"].update(database_settings(server.url, pool=False))
     _running = True
     try:
         yield

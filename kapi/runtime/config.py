@@ -94,11 +94,15 @@ def broker_url() -> str:
     return f"redis+socket://{embedded_redis_socket()}"
 
 
-def database_settings(url: str) -> dict:
+def database_settings(url: str, *, pool: bool | None = None) -> dict:
     """Django ``DATABASES['default']`` for a ``postgresql://`` URL.
 
     Query parameters other than ``host`` and ``port`` become libpq options
-    (``sslmode``, ``application_name``, ...).
+    (``sslmode``, ``application_name``, ...). ``pool``: whether to use a psycopg
+    connection pool; None (the default) reads ``KAPI_DB_POOL`` (pooled unless
+    it is ``0``). A one-shot user (``serve``'s migrate) asks for ``pool=False``:
+    a pool starts threads and waits its timeout before reporting a database
+    that cannot be reached.
     """
     parts = urlsplit(url)
     if parts.scheme not in ("postgres", "postgresql"):
@@ -111,7 +115,9 @@ def database_settings(url: str) -> dict:
     )
     port = query.pop("port", None) or (str(parts.port) if parts.port else "")
     options: dict = dict(query)
-    if os.environ.get("KAPI_DB_POOL", "1") != "0":
+    if pool is None:
+        pool = os.environ.get("KAPI_DB_POOL", "1") != "0"
+    if pool:
         _retry_steadily()
         # One pool per process, shared by the threads Django runs sync views in.
         options["pool"] = {

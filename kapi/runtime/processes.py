@@ -27,7 +27,6 @@ __all__ = [
     "celery_beat_argv",
     "celery_worker_argv",
     "child_env",
-    "manage_argv",
     "uvicorn_argv",
 ]
 
@@ -65,10 +64,6 @@ def child_env(
     if celery:
         env["KAPI_DB_POOL"] = "0"
     return env
-
-
-def manage_argv(*args: str) -> list[str]:
-    return [sys.executable, str(PROJECT_ROOT / "manage.py"), *args]
 
 
 def uvicorn_argv(

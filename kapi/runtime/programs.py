@@ -81,10 +81,9 @@ class Program:
 PROGRAMS: tuple[Program, ...] = (
     Program(
         "python",
-        "serve's children (uvicorn, Celery worker and beat, migrate) and the "
+        "serve's children (uvicorn, Celery worker and beat) and the "
         "hosted repositories' pre-receive hook",
         call_sites=(
-            "kapi/management/commands/serve.py",
             "kapi/runtime/supervisor.py",
             "sync/prereceive_hook.py",
         ),

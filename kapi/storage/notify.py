@@ -18,7 +18,7 @@ import time
 
 from django.db import transaction
 
-__all__ = ["CHANNEL", "ChangeNotifier", "notify_change"]
+__all__ = ["CHANNEL", "ChangeNotifier", "close_notifier", "notify_change"]
 
 CHANNEL = "kapi_change"
 log = logging.getLogger(__name__)
@@ -33,6 +33,7 @@ class ChangeNotifier:
         self._wanted = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
         self._pid = 0
         self.sent = 0
 
@@ -48,29 +49,52 @@ class ChangeNotifier:
             if self._thread is not None and self._pid == os.getpid():
                 return
             self._pid = os.getpid()
-            self._thread = threading.Thread(target=self._run, name="kapi-notify", daemon=True)
+            self._stop = threading.Event()
+            self._thread = threading.Thread(
+                target=self._run, args=(self._stop,), name="kapi-notify", daemon=True
+            )
             self._thread.start()
 
-    def _run(self) -> None:
+    def close(self, timeout: float = 5.0) -> None:
+        """Send the pending notification (if any), then end the thread and close
+        its connection; the next ``poke`` starts them again. For a process that
+        writes only while it starts (``serve``'s in-process migrate)."""
+        with self._lock:
+            thread, stop = self._thread, self._stop
+            if thread is None or self._pid != os.getpid():
+                return
+            self._thread = None
+            stop.set()
+            self._wanted.set()
+        thread.join(timeout)
+
+    def _run(self, stop: threading.Event) -> None:
         import psycopg
 
         from kapi.storage.changes import conninfo
 
         conn = None
-        while True:
-            self._wanted.wait()
-            self._wanted.clear()
-            try:
-                if conn is None or conn.closed:
-                    conn = psycopg.connect(conninfo(), autocommit=True)
-                conn.execute(f"NOTIFY {CHANNEL}")
-                self.sent += 1
-            except Exception:
-                log.warning("kapi: NOTIFY failed", exc_info=True)
-                conn = None
-                time.sleep(0.5)
-            # Coalesce: writes during this pause share the next notification.
-            time.sleep(self.interval)
+        try:
+            while True:
+                self._wanted.wait()
+                self._wanted.clear()
+                try:
+                    if conn is None or conn.closed:
+                        conn = psycopg.connect(conninfo(), autocommit=True)
+                    conn.execute(f"NOTIFY {CHANNEL}")
+                    self.sent += 1
+                except Exception:
+                    log.warning("kapi: NOTIFY failed", exc_info=True)
+                    conn = None
+                    if not stop.is_set():
+                        time.sleep(0.5)
+                if stop.is_set():
+                    return
+                # Coalesce: writes during this pause share the next notification.
+                time.sleep(self.interval)
+        finally:
+            if conn is not None:
+                conn.close()
 
 
 _notifier = ChangeNotifier()
@@ -80,3 +104,8 @@ def notify_change() -> None:
     """Call after a write: the hint goes out once the transaction has committed
     (at once in autocommit mode)."""
     transaction.on_commit(_notifier.poke)
+
+
+def close_notifier() -> None:
+    """End this process's notifier thread and its connection (``ChangeNotifier.close``)."""
+    _notifier.close()

@@ -22,6 +22,7 @@ import yaml
 from kapi_testserver import (
     ROOT,
     KapiServer,
+    free_port,
     kubectl_binary,
     leftover_processes,
     server_processes,
@@ -223,9 +224,47 @@ def test_external_database_url(
         assert _get(server, "/readyz")[0] == 200
         with psycopg.connect(external_postgres.url) as conn:
             (count,) = conn.execute("SELECT count(*) FROM django_migrations").fetchone()
+            bootstrapped = set(
+                conn.execute(
+                    "SELECT resource, name FROM kapi_object"
+                    " WHERE resource IN ('namespaces', 'clusterroles')"
+                )
+            )
         assert count > 0
+        # The post_migrate bootstrap ran too: namespaces, RBAC policy, admin.
+        assert {
+            ("namespaces", "default"),
+            ("namespaces", "kube-system"),
+            ("namespaces", "kube-public"),
+            ("clusterroles", "cluster-admin"),
+        } <= bootstrapped
+        assert (data_dir / "admin-password").exists()
+        # serve migrated this fresh database in its own process; its writes
+        # left no thread behind (a pool's, the change notifier's).
+        assert psutil.Process(server.process.pid).num_threads() == 1
     finally:
         stop_server(server)
     # serve must not stop a database it did not start.
     with psycopg.connect(external_postgres.url) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_unreachable_database_fails_at_once(fresh_data_dir: Path) -> None:
+    """A DATABASE_URL no server answers at: serve exits non-zero within
+    seconds, with one line saying why (not a traceback)."""
+    import os
+
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgresql://postgres@/postgres?host={fresh_data_dir.parent}/nowhere",
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "serve", "--data-dir", str(fresh_data_dir),
+         "--bind", f"127.0.0.1:{free_port()}"],
+        env=env, capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert time.monotonic() - started < 30
+    assert "migrate failed" in done.stderr and "nowhere" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

@@ -2,9 +2,10 @@
 
 Start-up, in order: the data directory (locked, one ``serve`` per directory);
 the embedded PostgreSQL unless ``DATABASE_URL`` is set; the embedded Redis unless
-``CELERY_BROKER_URL`` is set; migrations; TLS material and the token file; then
-the children: uvicorn (the API), a Celery worker and Celery beat. A line
-``kapi is ready at URL`` is printed once ``/readyz`` answers.
+``CELERY_BROKER_URL`` is set; migrations, in this process, and with them the
+bootstrap objects (system namespaces, RBAC policy, the admin user); TLS material
+and the token file; then the children: uvicorn (the API), a Celery worker and
+Celery beat. A line ``kapi is ready at URL`` is printed once ``/readyz`` answers.
 
 Ctrl-C or SIGTERM stops everything in reverse order: children, Redis,
 PostgreSQL. If a child exits on its own, the rest is stopped and ``serve``
@@ -40,7 +41,6 @@ import contextlib
 import fcntl
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -206,9 +206,11 @@ class Command(BaseCommand):
                         celery=celery,
                     )
 
-                # One-shot: without a pool a bad DATABASE_URL fails at once
-                # instead of after the pool's 30 s timeout.
-                self._migrate({**env(), "KAPI_DB_POOL": "0"})
+                self._migrate(database_url)
+                if self._stopping.is_set():
+                    # The signal came while migrate ran Python code, where the
+                    # raise can land in a finalizer, which swallows it.
+                    raise _StopRequested
                 tls = certs.ensure_tls(data_dir, bind.host, options["tls_san"])
                 tokens.ensure_token_file()
                 endpoint.write_endpoint(data_dir, bind)
@@ -253,17 +255,37 @@ class Command(BaseCommand):
                 self._starting = False
                 self._stopping.set()
 
-    def _migrate(self, env: dict[str, str]) -> None:
-        # A subprocess: this process's settings were computed before the
-        # embedded PostgreSQL existed, and may point at the wrong socket.
+    def _migrate(self, database_url: str) -> None:
+        """Apply the migrations (and with them the post_migrate bootstrap) here,
+        in serve's own process: it has imported Django and kapi already, which
+        a ``manage.py migrate`` child would do again (~1.4 s of CPU per start).
+
+        The settings were computed when this process started, before the
+        embedded PostgreSQL existed (they may name the wrong socket) and with
+        the pool on; so Django is pointed at ``database_url`` first, unpooled
+        (a bad URL fails at once instead of after a pool timeout, and a pool
+        would leave threads behind). Afterwards this process keeps no database
+        connection, and no thread, while it supervises. Unlike ``manage.py
+        migrate``, ``call_command`` skips Django's system checks: nothing here
+        serves a request, and the API processes load the same code.
+        """
+        from django.conf import settings
+        from django.core.management import call_command
+        from django.db import Error as DatabaseError
+        from django.db import connections
+
         self._say("applying migrations")
-        result = subprocess.run(
-            processes.manage_argv("migrate", "--noinput", "-v", "0"),
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
-        if result.returncode:
-            raise CommandError(f"migrate failed (exit code {result.returncode})")
+        try:
+            database = config.database_settings(database_url, pool=False)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        _use_database(settings, connections, database)
+        try:
+            call_command("migrate", interactive=False, verbosity=0)
+        except DatabaseError as error:
+            raise CommandError(f"migrate failed: {error}") from error
+        finally:
+            _release_connections(connections)
 
     def _watch(
         self, supervisor: Supervisor, bind: endpoint.Endpoint, ca: Path, data_dir: Path
@@ -313,6 +335,46 @@ class Command(BaseCommand):
         stream = self.stderr if error else self.stdout
         stream.write(f"kapi: {message}")
         stream.flush()
+
+
+def _use_database(settings, connections, database: dict) -> None:
+    """Point Django's default database at ``database`` (a settings dict).
+
+    Django's ``ConnectionHandler`` reads ``DATABASES`` once, at first use, and
+    keeps one ``DatabaseWrapper`` per alias (and thread) with a copy of its
+    settings: defining the models already made one, unconnected. Both are
+    dropped here so that the next query uses the new settings. None may be
+    connected: nothing in serve uses the database before it migrates.
+    """
+    for alias in list(settings.DATABASES):
+        if hasattr(connections._connections, alias):
+            if connections[alias].connection is not None:
+                raise CommandError(
+                    "internal error: serve connected to the database before"
+                    " pointing it at the right server"
+                )
+            del connections[alias]
+    settings.DATABASES["default"] = database
+    connections._settings = None
+    connections.__dict__.pop("settings", None)  # the cached_property
+
+
+def _release_connections(connections) -> None:
+    """Close what migrate opened in this process: Django's connections, the
+    change notifier's thread and connection and the Celery app's broker
+    connections (both started by bootstrap's writes)."""
+    from kapi.storage.notify import close_notifier
+
+    for conn in connections.all(initialized_only=True):
+        # Best effort: a failed or interrupted migrate's error is the one to show.
+        with contextlib.suppress(Exception):
+            conn.close()
+        del connections[conn.alias]
+    close_notifier()
+    # Bootstrap's writes may have enqueued tasks (after importing the app).
+    celery = sys.modules.get("kapi.celery")
+    if celery is not None and celery.app._pool is not None:
+        celery.app.pool.force_close_all()
 
 
 def _lock_data_dir(data_dir: Path) -> int:
