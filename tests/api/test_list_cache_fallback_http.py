@@ -2,8 +2,8 @@
 continue token whose snapshot is gone (here no process keeps snapshots,
 ``KAPI_LIST_SNAPSHOTS=0``) pages on at its revision from the database, and a
 consistent list whose process's cache cannot catch up (its listener is held
-behind a lock) is answered by the database after the bounded wait, and counted
-as a fallback."""
+behind a lock) is answered by the database after the bounded wait (here 1 s,
+``KAPI_LIST_CONSISTENT_WAIT_SECONDS``), and counted as a fallback."""
 
 from __future__ import annotations
 
@@ -26,12 +26,19 @@ from tests.api.test_list_snapshot_http import (
 
 @pytest.fixture(scope="module")
 def no_snapshots_server() -> Iterator[KapiServer]:
-    yield from serving({**os.environ, "KAPI_LIST_SNAPSHOTS": "0"})
+    # The fallback test sits out the whole consistent-list wait (3 s by
+    # default): 1 s still leaves an unlocked cache ample time to catch up.
+    yield from serving({**os.environ, "KAPI_LIST_SNAPSHOTS": "0",
+                        "KAPI_LIST_CONSISTENT_WAIT_SECONDS": "1"})
 
 
 @pytest.fixture(scope="module")
-def api2(no_snapshots_server) -> API:
-    return API(no_snapshots_server)
+def api2(no_snapshots_server) -> Iterator[API]:
+    api = API(no_snapshots_server)
+    yield api
+    # Hang up before the server stops: an idle keep-alive TLS connection holds
+    # its API worker for the whole graceful-shutdown timeout (5 s).
+    api.session.close()
 
 
 @pytest.fixture

@@ -60,13 +60,21 @@ def figure(test: str, **values) -> None:
 
 
 @pytest.fixture
-def fault_server(request: pytest.FixtureRequest) -> Iterator[KapiServer]:
-    """A fault test's server: its own, or the shared one if the test's file
-    is in the ``FAULTS_SHARED`` group (tests/groups.py)."""
+def fault_env() -> dict[str, str]:
+    """Extra environment of a test's own :func:`fault_server`: a module
+    overrides this fixture to start its server with, e.g., a shorter timer."""
+    return {}
+
+
+@pytest.fixture
+def fault_server(request: pytest.FixtureRequest, fault_env: dict[str, str]) -> Iterator[KapiServer]:
+    """A fault test's server: its own (with :func:`fault_env`), or the shared
+    one if the test's file is in the ``FAULTS_SHARED`` group (tests/groups.py)."""
     if unit_of(request.node.nodeid) == FAULTS_SHARED:
+        assert not fault_env, "the shared fault server takes no per-test environment"
         yield request.getfixturevalue("shared_fault_server")
         return
-    yield from serve_for_faults()
+    yield from serve_for_faults(**fault_env)
 
 
 @pytest.fixture(scope="session")

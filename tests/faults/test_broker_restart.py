@@ -11,11 +11,21 @@ import time
 import uuid
 
 import psutil
+import pytest
 from kapi_testserver import KapiServer
 
 from kapi.runtime import embedded
 from tests.faults.conftest import client, figure
 from tests.faults.test_worker_kill import CRD_PATH, _crd
+
+#: Beat's safety sweep (30 s by default) is what re-enqueues the lost work: a
+#: shorter period keeps the wait for it short, the mechanism the same.
+SWEEP_SECONDS = "3"
+
+
+@pytest.fixture
+def fault_env() -> dict[str, str]:
+    return {"KAPI_CONTROLLERS_SAFETY_SWEEP_SECONDS": SWEEP_SECONDS}
 
 
 def _redis(server: KapiServer) -> psutil.Process:

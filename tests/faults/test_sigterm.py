@@ -28,9 +28,14 @@ def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
     watch_outcome: list = []
 
     def watch() -> None:
+        # Its own connection, closed once the stream has ended (as a client
+        # that is done would): a pooled keep-alive TLS connection left open
+        # would hold serve's API workers for their whole graceful-shutdown
+        # timeout (5 s), waiting for a close_notify that never comes.
+        watcher = client(fault_server)
         events = 0
         try:
-            with api.request("GET", f"/api/v1/namespaces/{ns}/configmaps",
+            with watcher.request("GET", f"/api/v1/namespaces/{ns}/configmaps",
                              params={"watch": "1", "timeoutSeconds": "120"},
                              stream=True, timeout=130) as response:
                 for line in response.iter_lines():
@@ -40,6 +45,8 @@ def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
             watch_outcome.append(("clean", events))
         except requests.RequestException as error:
             watch_outcome.append((type(error).__name__, events))
+        finally:
+            watcher.session.close()
 
     stop = threading.Event()
     acked: list = []
@@ -65,6 +72,9 @@ def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
     for t in writers:
         t.start()
     time.sleep(1.5)
+    # Done with it: its idle keep-alive connection would otherwise hold serve
+    # for the API workers' whole graceful-shutdown timeout (see watch()).
+    api.session.close()
     started = time.monotonic()
     # Keep PostgreSQL running after serve stops, to check what was stored.
     stop_server(fault_server)

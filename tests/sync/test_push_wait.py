@@ -130,17 +130,18 @@ def test_wait_fails_the_push_when_the_health_check_fails(kapi_server, tmp_path):
 
 
 def test_wait_times_out_when_the_sync_stays_unready(kapi_server, tmp_path):
-    """``-o wait=5s`` and a Deployment nobody makes available: the push ends
-    after 5 s, non-zero, saying what it still waited for; the revision is
-    pushed and applied, the Sync goes on waiting by itself."""
+    """``-o wait=3s`` and a Deployment nobody makes available: the push ends
+    after 3 s, non-zero, saying what it still waited for; the revision is
+    pushed and applied, the Sync goes on waiting by itself. (3 s: the apply
+    of one Deployment takes well under a second; the rest is sat out.)"""
     ns, work = _setup(kapi_server, tmp_path, wait=True, timeout="10m")
     work.write("web.yaml", _deployment("web"))
-    done = _push(work, "web", "wait=5s")
+    done = _push(work, "web", "wait=3s")
     assert done.returncode != 0, done.stderr
     lines = _lines(done)
-    assert any(line.startswith("kapi: -o wait: timed out after 5s; still waiting for: "
+    assert any(line.startswith("kapi: -o wait: timed out after 3s; still waiting for: "
                                f"Sync {ns}/app: ") for line in lines), lines
-    assert f"! [remote rejected] HEAD -> main (pushed, but timed out after 5s waiting for Sync {ns}/app)" \
+    assert f"! [remote rejected] HEAD -> main (pushed, but timed out after 3s waiting for Sync {ns}/app)" \
         in done.stderr
     assert _remote_main(work) == _head(work)
     kapi_server.kubectl("get", "deployment", "web", "-n", ns)

@@ -42,8 +42,12 @@ def watch_server() -> Iterator[KapiServer]:
 
 
 @pytest.fixture(scope="session")
-def watch_api(watch_server: KapiServer) -> API:
-    return API(watch_server)
+def watch_api(watch_server: KapiServer) -> Iterator[API]:
+    client = API(watch_server)
+    yield client
+    # Hang up before the server stops: an idle keep-alive TLS connection holds
+    # its API worker for the whole graceful-shutdown timeout (5 s).
+    client.session.close()
 
 
 @pytest.fixture
