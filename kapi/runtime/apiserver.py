@@ -18,6 +18,11 @@ The supervisor still binds the address first (with ``SO_REUSEPORT`` too, so
 the workers can join it) but never listens on that socket: only listening
 sockets take connections, so it just holds the port while workers come and
 go (uvicorn replaces one that dies or misses its health check).
+
+At shutdown, idle keep-alive connections are closed without waiting for the
+client's TLS close_notify (``_closing_idle_connections``), as kube-apiserver
+closes them: an idle client no longer holds a stop for the whole
+graceful-shutdown timeout.
 """
 
 from __future__ import annotations
@@ -48,8 +53,47 @@ def _reuse_port_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: At shutdown, how long an idle keep-alive TLS connection has to answer the
+#: server's close_notify before it is dropped.
+IDLE_CLOSE_SECONDS = 0.5
+
+
+def _closing_idle_connections(protocol: type) -> type:
+    """``protocol`` whose shutdown does not wait on idle clients.
+
+    At shutdown uvicorn closes each idle keep-alive connection, and waits (up to
+    its graceful-shutdown timeout, 5 s here) until every connection is gone. A
+    TLS close sends close_notify and then waits for the client's, which an idle
+    client (a pooled connection, kubectl's, an informer's between requests)
+    never sends: one such client held each API worker for the whole timeout,
+    and ``serve`` for as long. kube-apiserver (Go's ``http.Server.Shutdown``)
+    sends close_notify and closes; here the connection gets
+    :data:`IDLE_CLOSE_SECONDS` to answer, then is dropped. Connections in the
+    middle of a response (watches included) are left to finish as before."""
+
+    class ClosingIdleConnections(protocol):  # type: ignore[misc, valid-type]
+        def shutdown(self) -> None:
+            idle = self.cycle is None or self.cycle.response_complete
+            super().shutdown()
+            if idle:
+                self.loop.call_later(IDLE_CLOSE_SECONDS, self._drop_if_open)
+
+        def _drop_if_open(self) -> None:
+            if self in self.connections:
+                self.transport.abort()
+
+    ClosingIdleConnections.__qualname__ = f"ClosingIdleConnections[{protocol.__name__}]"
+    return ClosingIdleConnections
+
+
 class ReusePortConfig(Config):
-    """uvicorn's configuration whose TCP socket may be shared by port."""
+    """uvicorn's configuration whose TCP socket may be shared by port, and
+    whose connections do not hold a shutdown while idle
+    (:func:`_closing_idle_connections`)."""
+
+    def load(self) -> None:
+        super().load()
+        self.http_protocol_class = _closing_idle_connections(self.http_protocol_class)
 
     def bind_socket(self) -> socket.socket:
         if self.uds is not None or self.fd is not None:
