@@ -42,6 +42,9 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --only-binary=:all: -r requirements.txt
 COPY . .
+# PYTHONDONTWRITEBYTECODE (and a read-only /app for the kapi user): compiled
+# here, or every process would compile kapi's modules again at each start.
+RUN python -m compileall -q kapi sync manage.py
 
 # Numeric, so that Kubernetes' runAsNonRoot can verify it.
 USER 10001:10001
