@@ -25,10 +25,20 @@ def _apply_data_dir(argv: list[str]) -> None:
 
 
 def main() -> None:
+    from kapi.runtime import startup
+
+    startup.pause()
     _apply_data_dir(sys.argv[1:])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
+    import django
     from django.core.management import execute_from_command_line
 
+    try:
+        # What execute_from_command_line does first; here, so that the
+        # collector runs again before the command does (kapi.runtime.startup).
+        django.setup()
+    finally:
+        startup.resume()
     execute_from_command_line(sys.argv)
 
 

@@ -15,6 +15,9 @@ their frames straight to ``send``); their connection is bound
 import os
 from urllib.parse import parse_qs
 
+from kapi.runtime import startup
+
+startup.pause()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 
 import django  # noqa: E402
@@ -34,6 +37,7 @@ from kapi.api.streaming import StreamingASGIHandler  # noqa: E402
 _asgi = StreamingASGIHandler()
 _api = APIBridge()
 _wsgi = WSGIMiddleware(get_wsgi_application(), workers=request_threads())
+startup.resume()
 
 
 def _is_watch(scope) -> bool:
