@@ -36,20 +36,22 @@ from xdist.scheduler import LoadScopeScheduling
 
 from tests.groups import GROUPS, unit_of
 
-#: The files that take longest (minutes on a busy 2-core machine), longest
-#: first: scheduled first (``--no-loadscope-reorder`` in scripts/test keeps the
-#: collection order), so that no worker starts one of them while the others
-#: run out of work.
+#: The units of work (tests/groups.py) that take longest, longest first, each
+#: named by one of its files: scheduled first (``--no-loadscope-reorder`` in
+#: scripts/test keeps the collection order), so that no worker starts one of
+#: them while the others run out of work. From a full run's junit times.
 SLOW_FILES = (
-    "tests/fuzz/test_openapi_schemathesis.py",
-    "tests/auth/test_watch_revocation.py",
-    "tests/sync/test_stage_timeouts.py",
-    "tests/sync/test_health_wake.py",
+    "tests/watch/test_watch_http.py",  # the WATCH_SERVER group, ~110 s
+    "tests/faults/test_worker_kill_gc.py",  # FAULTS_SHARED, ~45 s
     "tests/runtime/test_serve.py",
-    "tests/faults/test_worker_kill_gc.py",
-    "tests/sync/test_retention.py",
-    "tests/lifecycle/test_worker_kill.py",
+    "tests/auth/test_watch_revocation.py",
+    "tests/sync/test_retention.py",  # SYNC_TIMERS
+    "tests/fuzz/test_atheris_parsers.py",
+    "tests/sync/test_remote.py",
+    "tests/faults/test_postgres_restart_external.py",
+    "tests/runtime/test_idle.py",
     "tests/sync/test_wait.py",
+    "tests/fuzz/test_openapi_schemathesis.py",
     "tests/sync/test_git_http_limits.py",
 )
 
