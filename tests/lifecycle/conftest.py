@@ -12,12 +12,8 @@ from tests.api.conftest import API
 
 
 @pytest.fixture(scope="session")
-def api(kapi_server) -> Iterator[API]:
-    client = API(kapi_server)
-    yield client
-    # Hang up before the server stops: an idle keep-alive TLS connection holds
-    # its API worker for the whole graceful-shutdown timeout (5 s).
-    client.session.close()
+def api(kapi_server) -> API:
+    return API(kapi_server)
 
 
 @pytest.fixture

@@ -3,9 +3,10 @@
 ``watch_server`` (shared by the files of the ``WATCH_SERVER`` group in
 tests/groups.py, which one worker runs) runs ``serve`` with bookmarks every
 second, compaction every two seconds in steps of 16 changes and a 10 s history
-window, so bookmarks and 410s can be seen in a test's time. ``watch_api`` is a raw HTTP client for it; ``watch_ns`` a fresh
-namespace. ``db`` connects to the server's PostgreSQL (to read the change log
-and compare streams against it).
+window, so bookmarks and 410s can be seen in a test's time. ``watch_api`` is
+a raw HTTP client for it; ``watch_ns`` a fresh namespace. ``db`` connects to
+the server's PostgreSQL (to read the change log and compare streams against
+it).
 """
 
 from __future__ import annotations
@@ -42,12 +43,8 @@ def watch_server() -> Iterator[KapiServer]:
 
 
 @pytest.fixture(scope="session")
-def watch_api(watch_server: KapiServer) -> Iterator[API]:
-    client = API(watch_server)
-    yield client
-    # Hang up before the server stops: an idle keep-alive TLS connection holds
-    # its API worker for the whole graceful-shutdown timeout (5 s).
-    client.session.close()
+def watch_api(watch_server: KapiServer) -> API:
+    return API(watch_server)
 
 
 @pytest.fixture
