@@ -22,7 +22,8 @@ go (uvicorn replaces one that dies or misses its health check).
 At shutdown, idle keep-alive connections are closed without waiting for the
 client's TLS close_notify (``_closing_idle_connections``), as kube-apiserver
 closes them: an idle client no longer holds a stop for the whole
-graceful-shutdown timeout.
+graceful-shutdown timeout. A connection whose TLS handshake ends after the
+shutdown began is shut down as it is made, like those open before.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ def _reuse_port_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: The attribute of uvicorn's ``ServerState`` (shared by a worker's
+#: connections) that :class:`ReusePortServer` sets as its shutdown starts.
+SHUTTING_DOWN = "kapi_shutting_down"
+
 #: At shutdown, how long an idle keep-alive TLS connection has to answer the
 #: server's close_notify before it is dropped.
 IDLE_CLOSE_SECONDS = 0.5
@@ -72,6 +77,15 @@ def _closing_idle_connections(protocol: type) -> type:
     middle of a response (watches included) are left to finish as before."""
 
     class ClosingIdleConnections(protocol):  # type: ignore[misc, valid-type]
+        def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+            super().connection_made(transport)
+            # uvicorn shuts down the connections it has when the shutdown
+            # starts; one accepted before the listener closed but made (its TLS
+            # handshake done) after would be served on, keep-alive, until the
+            # graceful-shutdown timeout (the stop then ends in an error).
+            if getattr(self.server_state, SHUTTING_DOWN, False):
+                self.shutdown()
+
         def shutdown(self) -> None:
             idle = self.cycle is None or self.cycle.response_complete
             super().shutdown()
@@ -110,7 +124,13 @@ class ReusePortConfig(Config):
 
 
 class ReusePortServer(Server):
-    """A worker: listens on a socket of its own instead of the supervisor's."""
+    """A worker: listens on a socket of its own instead of the supervisor's,
+    and tells its connections when the shutdown starts (see
+    :func:`_closing_idle_connections`)."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        setattr(self.server_state, SHUTTING_DOWN, True)
+        await super().shutdown(sockets)
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
         config = self.config
@@ -125,8 +145,9 @@ class ReusePortServer(Server):
 # The supervisor builds its configuration with ``uvicorn.main.Config`` and each
 # worker's server with ``multiprocess.Server``. A worker process is spawned:
 # unpickling its ReusePortConfig imports this module, so the worker's
-# ``multiprocess.Server`` is ours too.
+# ``multiprocess.Server`` is ours too. A single worker runs ``uvicorn.main.Server``.
 uvicorn_main.Config = ReusePortConfig
+uvicorn_main.Server = ReusePortServer
 multiprocess.Server = ReusePortServer
 
 

@@ -3,15 +3,19 @@
 Every request that got an answer got a real one (2xx, or 503 if it raced the
 shutdown, never a 500), writes that were acknowledged are stored, the watch
 ends cleanly (a complete chunked stream, not a reset), an idle keep-alive
-client does not hold the shutdown, and serve exits 0 in time leaving no process
+client does not hold the shutdown, nor does a connection whose TLS handshake
+ends after the shutdown began, and serve exits 0 in time leaving no process
 behind (``stop_server`` checks that)."""
 
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 import threading
 import time
 import uuid
+from urllib.parse import urlsplit
 
 import psycopg
 import requests
@@ -64,6 +68,35 @@ def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
                 acked.append((f"t{i}-{n}", int(r.json()["metadata"]["resourceVersion"])))
             n += 1
 
+    # A connection the server accepts now but whose TLS handshake ends only
+    # once every API worker is shutting down, then asks on and on, keep-alive.
+    address = urlsplit(fault_server.url)
+    late = socket.create_connection((address.hostname, address.port))
+    late_answers: list = []
+
+    def late_client() -> None:
+        deadline = time.monotonic() + 30
+        # Each API worker closes its listening socket and, at once, every
+        # connection it has: once none listens, all are past that.
+        while _listening(address) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        tls = ssl.create_default_context(cafile=str(fault_server.ca_path))
+        tls.check_hostname = False
+        try:
+            with tls.wrap_socket(late) as conn, conn.makefile("rb") as answers_in:
+                while time.monotonic() < deadline:
+                    conn.sendall(b"GET /livez HTTP/1.1\r\nHost: kapi\r\n\r\n")
+                    head = _response_head(answers_in)
+                    if head is None:
+                        return
+                    late_answers.append(head)
+                    if "connection: close" in head.lower():
+                        return
+        except OSError:
+            return
+
+    late_thread = threading.Thread(target=late_client, daemon=True)
+    late_thread.start()
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     writers = [threading.Thread(target=writer, args=(i,), daemon=True) for i in range(4)]
@@ -79,6 +112,10 @@ def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
     for t in writers:
         t.join(10)
     watcher.join(10)
+    late_thread.join(10)
+    # The late connection got at most one answer, and that one closed it.
+    assert len(late_answers) <= 1, late_answers
+    assert all("connection: close" in head.lower() for head in late_answers), late_answers
     assert watch_outcome and watch_outcome[0][0] == "clean", watch_outcome
     # Nothing was cut short, and the idle client did not hold the API workers
     # until their graceful-shutdown timeout (kapi.runtime.apiserver drops it).
@@ -98,3 +135,27 @@ def test_sigterm_finishes_in_flight_work(fault_server: KapiServer):
     figure("sigterm", writes_acked=len(acked), acknowledged_writes_lost=len(lost),
            stop_seconds=round(took, 2), watch_end=watch_outcome[0][0],
            watch_events=watch_outcome[0][1])
+
+
+def _response_head(stream) -> str | None:
+    """The status line and headers of the next response on ``stream`` (its
+    body read and dropped), or None once the server has closed it."""
+    lines = []
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        lines.append(line.decode("latin-1").strip())
+    length = next((int(h.split(":", 1)[1]) for h in lines if h.lower().startswith("content-length:")), 0)
+    stream.read(length)
+    return "\n".join(lines)
+
+
+def _listening(address) -> bool:
+    try:
+        socket.create_connection((address.hostname, address.port), timeout=5).close()
+    except ConnectionRefusedError:
+        return False
+    return True
