@@ -165,11 +165,14 @@ def fetch_changes(
 _NOT_LIBPQ = {"pool", "isolation_level", "server_side_binding", "assume_role", "cursor_factory", "context", "prepare_threshold"}
 
 
-def conninfo() -> str:
+def conninfo(application_name: str | None = None) -> str:
     """libpq connection string of the default database, for the dedicated
-    connections (listener, notifier) that live outside Django's pool."""
+    connections (listener, notifier) that live outside Django's pool; named
+    ``application_name`` in ``pg_stat_activity`` if given."""
     from psycopg.conninfo import make_conninfo
 
     params = connections["default"].get_connection_params()
     clean = {k: v for k, v in params.items() if k not in _NOT_LIBPQ and v not in (None, "")}
+    if application_name:
+        clean["application_name"] = application_name
     return make_conninfo("", **clean)

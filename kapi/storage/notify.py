@@ -80,7 +80,7 @@ class ChangeNotifier:
                 self._wanted.clear()
                 try:
                     if conn is None or conn.closed:
-                        conn = psycopg.connect(conninfo(), autocommit=True)
+                        conn = psycopg.connect(conninfo("kapi-notify"), autocommit=True)
                     conn.execute(f"NOTIFY {CHANNEL}")
                     self.sent += 1
                 except Exception:

@@ -3,7 +3,7 @@
 Modelled on kube-apiserver's cacher (``pkg/storage/cacher``): instead of a query
 loop per watch, each API server process runs ONE asyncio task with ONE psycopg
 connection that ``LISTEN``s for the wake-up hint (``kapi.storage.notify``),
-reads the horizon, then reads change-log rows in ``(revision, horizon]`` in
+learns the horizon, then reads change-log rows in ``(revision, horizon]`` in
 version order and appends them to a :class:`Channel` per stored resource. It
 also polls every ``KAPI_WATCH_POLL_SECONDS`` (default 0.25 s), so a lost hint
 costs latency, never an event. Every process does the same, so writes made
@@ -25,7 +25,12 @@ starting below it first catches up from the change log in the database.
 
 Ordering: the horizon guarantees that every version at or below it has
 committed or aborted, so rows read up to it are final and nothing can later
-appear below them (see ``kapi/storage/postgres.py``).
+appear below them (see ``kapi/storage/postgres.py``). The listener does not
+wait in PostgreSQL for the writes in flight, as ``kapi_rv_horizon()`` does:
+at each wake-up it reads the sequence and the writers in flight once
+(``kapi_rv_progress()``, migration 0012) and publishes up to the newest
+earlier reading whose writers have all ended since (:class:`Readings`). Each
+of those writers announces its commit, so the next wake-up comes after it.
 """
 
 from __future__ import annotations
@@ -51,6 +56,41 @@ log = logging.getLogger(__name__)
 TICK = 0.05
 
 _HORIZON = "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
+_PROGRESS = "SELECT seq, writers, compacted FROM kapi_rv_progress()"
+
+
+class Readings:
+    """The listener's readings of (sequence value, writers in flight), oldest
+    first, not yet known to be settled.
+
+    A reading is settled once none of its writers is in flight any more: every
+    version at or below its sequence value is then final (migration 0012), so
+    that value is a horizon. Readings are settled in order (a writer of an
+    older reading still in flight is also one of every later reading's)."""
+
+    #: Readings kept before the listener waits in PostgreSQL instead (a
+    #: long transaction holds every later reading).
+    LIMIT = 256
+
+    def __init__(self) -> None:
+        self._readings: list[tuple[int, frozenset[str]]] = []
+
+    def horizon(self, seq: int, writers: frozenset[str]) -> int | None:
+        """Add the reading ``(seq, writers)`` and return the newest settled
+        sequence value, or None if none is settled yet."""
+        self._readings.append((seq, writers))
+        for i in range(len(self._readings) - 1, -1, -1):
+            value, theirs = self._readings[i]
+            if theirs.isdisjoint(writers):
+                del self._readings[: i + 1]
+                return value
+        return None
+
+    def full(self) -> bool:
+        return len(self._readings) >= self.LIMIT
+
+    def clear(self) -> None:
+        self._readings.clear()
 
 
 class Reader:
@@ -189,7 +229,7 @@ class WatchCache:
         poll_interval: float | None = None,
         capacity: int | None = None,
         batch: int = 2000,
-        connect: Callable[[], str] = conninfo,
+        connect: Callable[[], str] = lambda: conninfo("kapi-watch-cache"),
     ) -> None:
         env = os.environ.get
         self.poll_interval = poll_interval or float(env("KAPI_WATCH_POLL_SECONDS", "0.25"))
@@ -210,6 +250,7 @@ class WatchCache:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Event | None = None
         self._stop_waiters: list[Callable[[], None]] = []
+        self._readings = Readings()
 
     # -- lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -294,12 +335,29 @@ class WatchCache:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
 
+    async def _horizon(self, cur) -> tuple[int | None, int]:
+        """The horizon (None: no newer one is settled yet) and the compaction mark."""
+        if self.revision and not self._readings.full():
+            await cur.execute(_PROGRESS)
+            seq, writers, compacted = await cur.fetchone()
+            horizon = self._readings.horizon(int(seq), frozenset(writers or ()))
+            return horizon, int(compacted)
+        # The first reading, or a transaction holding many: wait for the
+        # writers in flight in PostgreSQL.
+        self._readings.clear()
+        await cur.execute(_HORIZON, [10000])
+        horizon, compacted = await cur.fetchone()
+        return int(horizon), int(compacted)
+
     async def _pump(self, conn) -> None:
         """Publish every change up to the current horizon."""
         async with conn.cursor() as cur:
-            await cur.execute(_HORIZON, [10000])
-            horizon, compacted = await cur.fetchone()
-            horizon, compacted = int(horizon), int(compacted)
+            horizon, compacted = await self._horizon(cur)
+            if horizon is None:
+                # Nothing newer settled yet: the writers in flight announce
+                # their commits, and the poll comes anyway.
+                return
+            horizon = max(horizon, self.revision)
             if self.revision == 0 and not self.channels:
                 # First read: start from now; watches reach back through the database.
                 self._advance(horizon)

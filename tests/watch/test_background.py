@@ -11,11 +11,23 @@
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+
 import psycopg
 import pytest
 
-from tests.watch.conftest import database_url
-from tests.watch.helpers import cm_path, create, delete, rv, update, wait_compacted
+from tests.watch.conftest import database_url, iter_lines
+from tests.watch.helpers import (
+    cm_path,
+    create,
+    delete,
+    rv,
+    summary,
+    update,
+    wait_compacted,
+)
 
 
 @pytest.fixture
@@ -50,6 +62,41 @@ def test_open_writer_holds_the_horizon(db, other):
     other.rollback()
     (horizon,) = db.execute("SELECT kapi_rv_horizon(5000)").fetchone()
     assert horizon >= version
+
+
+def test_open_writer_holds_the_watch_stream_behind_it(watch_api, watch_ns, other):
+    """A write made after a version taken by a transaction still open reaches
+    no watcher until that transaction ends (the listener's horizon stays below
+    it), then does, once."""
+    first = create(watch_api, watch_ns, "a")
+    events: list[dict] = []
+
+    def watch() -> None:
+        params = {"watch": "1", "resourceVersion": str(rv(first)), "timeoutSeconds": "30"}
+        with watch_api.session.get(watch_api.server.url + cm_path(watch_ns), params=params,
+                                   stream=True, timeout=30) as response:
+            for line in iter_lines(response):
+                events.append(json.loads(line))
+                if events[-1]["object"]["metadata"].get("name") == "b":
+                    return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    # The watch is live (past any catch-up from the database) once it has
+    # seen a write made after it started.
+    seen = create(watch_api, watch_ns, "seen")
+    deadline = time.monotonic() + 20
+    while not events and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert summary(events) == [("ADDED", "seen", rv(seen))]
+    (held,) = other.execute("SELECT kapi_next_rv()").fetchone()
+    later = create(watch_api, watch_ns, "b")
+    assert rv(later) > held
+    watcher.join(1.5)
+    assert watcher.is_alive() and len(events) == 1, events
+    other.rollback()
+    watcher.join(20)
+    assert summary(events) == [("ADDED", "seen", rv(seen)), ("ADDED", "b", rv(later))]
 
 
 def _history(watch_api, db, ns: str) -> dict[str, list[tuple[int, str]]]:
