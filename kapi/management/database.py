@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 
 from kapi.runtime import config
 
-__all__ = ["require_database"]
+__all__ = ["redacted_url", "require_database"]
 
 _HOW = "point at one with --data-dir DIR (or KAPI_DATA_DIR=DIR), or DATABASE_URL"
 
@@ -24,7 +24,7 @@ _HOW = "point at one with --data-dir DIR (or KAPI_DATA_DIR=DIR), or DATABASE_URL
 def require_database() -> None:
     """Raise ``CommandError`` unless the database this process would use answers."""
     url = os.environ.get("DATABASE_URL")
-    where = f"DATABASE_URL ({_redacted(url)})" if url else str(config.data_dir())
+    where = f"DATABASE_URL ({redacted_url(url)})" if url else str(config.data_dir())
     if not url and not (config.embedded_postgres_dir() / "postmaster.pid").exists():
         raise CommandError(
             f"no kapi database at {where} (is `manage.py serve` running there?): {_HOW}"
@@ -37,7 +37,7 @@ def require_database() -> None:
         raise CommandError(f"no kapi database answers at {where} ({reason}): {_HOW}") from None
 
 
-def _redacted(url: str) -> str:
+def redacted_url(url: str) -> str:
     """The URL without its password."""
     scheme, sep, rest = url.partition("://")
     if "@" in rest and ":" in rest.split("@", 1)[0]:

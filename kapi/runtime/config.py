@@ -98,7 +98,8 @@ def database_settings(url: str, *, pool: bool | None = None) -> dict:
     """Django ``DATABASES['default']`` for a ``postgresql://`` URL.
 
     Query parameters other than ``host`` and ``port`` become libpq options
-    (``sslmode``, ``application_name``, ...). ``pool``: whether to use a psycopg
+    (``sslmode``, ``application_name``, ``connect_timeout``: 10 s unless the URL
+    or ``KAPI_DB_CONNECT_TIMEOUT`` says otherwise, ...). ``pool``: whether to use a psycopg
     connection pool; None (the default) reads ``KAPI_DB_POOL`` (pooled unless
     it is ``0``). A one-shot user (``serve``'s migrate) asks for ``pool=False``:
     a pool starts threads and waits its timeout before reporting a database
@@ -115,6 +116,10 @@ def database_settings(url: str, *, pool: bool | None = None) -> dict:
     )
     port = query.pop("port", None) or (str(parts.port) if parts.port else "")
     options: dict = dict(query)
+    # A host that takes the TCP connection and never answers (a firewall that
+    # drops, a wedged server) would otherwise hold each connection attempt,
+    # and serve's start-up, for ever.
+    options.setdefault("connect_timeout", os.environ.get("KAPI_DB_CONNECT_TIMEOUT", "10"))
     if pool is None:
         pool = os.environ.get("KAPI_DB_POOL", "1") != "0"
     if pool:

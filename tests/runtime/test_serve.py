@@ -249,6 +249,43 @@ def test_external_database_url(
         assert conn.execute("SELECT 1").fetchone() == (1,)
 
 
+def test_database_that_never_answers_fails_after_the_connect_timeout(fresh_data_dir: Path) -> None:
+    """A DATABASE_URL whose host takes the connection and never answers (a
+    wedged server, a firewall that drops): serve gives up after the connect
+    timeout (``KAPI_DB_CONNECT_TIMEOUT``, 10 s unless set; 2 s here) with one
+    line saying why and where (the password masked), instead of waiting for
+    ever."""
+    import os
+    import socket
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # the kernel completes connections; nobody reads them
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"postgresql://postgres:hunter2@127.0.0.1:{silent.getsockname()[1]}/postgres",
+            "KAPI_DB_CONNECT_TIMEOUT": "2",
+        }
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "serve", "--data-dir", str(fresh_data_dir),
+             "--bind", f"127.0.0.1:{free_port()}"],
+            env=env, capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "migrate failed at postgresql://postgres:***@127.0.0.1:" in done.stderr, done.stderr
+    assert "timeout expired" in done.stderr, done.stderr
+    assert "hunter2" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_connect_timeout_defaults_to_ten_seconds_and_the_url_may_set_it() -> None:
+    from kapi.runtime.config import database_settings
+
+    assert database_settings("postgresql://u@db.example/kapi", pool=False)["OPTIONS"]["connect_timeout"] == "10"
+    url = "postgresql://u@db.example/kapi?connect_timeout=3"
+    assert database_settings(url, pool=False)["OPTIONS"]["connect_timeout"] == "3"
+
+
 def test_unreachable_database_fails_at_once(fresh_data_dir: Path) -> None:
     """A DATABASE_URL no server answers at: serve exits non-zero within
     seconds, with one line saying why (not a traceback)."""

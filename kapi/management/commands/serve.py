@@ -274,6 +274,8 @@ class Command(BaseCommand):
         from django.db import Error as DatabaseError
         from django.db import connections
 
+        from kapi.management.database import redacted_url
+
         self._say("applying migrations")
         try:
             database = config.database_settings(database_url, pool=False)
@@ -283,7 +285,9 @@ class Command(BaseCommand):
         try:
             call_command("migrate", interactive=False, verbosity=0)
         except DatabaseError as error:
-            raise CommandError(f"migrate failed: {error}") from error
+            # psycopg's own connect timeout does not say where it waited.
+            where = redacted_url(database_url)
+            raise CommandError(f"migrate failed at {where}: {error}") from error
         finally:
             _release_connections(connections)
 
