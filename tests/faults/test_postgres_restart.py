@@ -94,6 +94,19 @@ def test_postgres_restart_under_load(fault_server: KapiServer, other_process: Cl
     figure("postgres_restart", database="embedded", **figures)
 
 
+def once_reconnected(call, timeout: float = 30):
+    """``call()``'s answer once it is not a 503: each API process's pool
+    reconnects on its own after the database is back, and until it has, its
+    answer is a 503 with Retry-After (a right answer: ask again, as a client
+    would)."""
+    deadline = time.monotonic() + timeout
+    while (answer := call()).status_code == 503:
+        assert answer.headers.get("Retry-After"), answer.text
+        assert time.monotonic() < deadline, answer.text
+        time.sleep(0.2)
+    return answer
+
+
 def restart_under_load(fault_server: KapiServer, other_process: Client, *,
                        stop_db: Callable[[], None], start_db: Callable[[], None]) -> dict:
     """Four writers on ``serve`` and a list-then-watch client on the other
@@ -154,10 +167,7 @@ def restart_under_load(fault_server: KapiServer, other_process: Client, *,
     assert 410 not in restarts
     # Every acknowledged write is stored. (A 503 with Retry-After is a right
     # answer while the pool reconnects: read again, as a client would.)
-    deadline = time.monotonic() + 30
-    while (listed := api.request("GET", f"/api/v1/namespaces/{ns}/configmaps", timeout=30)).status_code == 503:
-        assert time.monotonic() < deadline, listed.text
-        time.sleep(0.2)
+    listed = once_reconnected(lambda: api.request("GET", f"/api/v1/namespaces/{ns}/configmaps", timeout=30))
     assert listed.status_code == 200, listed.text
     stored = {item["metadata"]["name"] for item in listed.json()["items"]}
     lost = [name for name, _, _ in acked if name not in stored]

@@ -20,7 +20,7 @@ from kapi_testserver import (
 
 from tests.faults.conftest import client, figure, second_api_process, serve_for_faults
 from tests.faults.external_postgres import ExternalPostgres
-from tests.faults.test_postgres_restart import restart_under_load
+from tests.faults.test_postgres_restart import once_reconnected, restart_under_load
 
 
 @pytest.fixture
@@ -53,7 +53,8 @@ def test_external_postgres_restart_under_load(
         # pg_ctl restart: a short outage the same server rides out.
         api = client(external_server)
         ns = f"rs-{uuid.uuid4().hex[:6]}"
-        assert api.request("POST", "/api/v1/namespaces", json={"metadata": {"name": ns}}).ok
+        made = once_reconnected(lambda: api.request("POST", "/api/v1/namespaces", json={"metadata": {"name": ns}}))
+        assert made.status_code == 201, made.text
         external_postgres.restart()
         restarted = time.monotonic()
         codes = []
