@@ -30,6 +30,20 @@ from django.db import migrations
 #: First key of the writers' advisory locks ("kapi" "rv": 0x6B72).
 WRITER_CLASS = 0x6B72
 
+#: plpgsql: the last resourceVersion handed out, into ``seq``.
+READ_SEQUENCE = """SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END
+    INTO seq FROM kapi_resource_version;"""
+
+#: SQL: the transaction ids (column ``x``) of the backends other than this one
+#: that hold the writers' advisory lock, in one read of ``pg_locks``.
+WRITERS_IN_FLIGHT = f"""SELECT unnest(array_agg(l.transactionid) FILTER (WHERE l.locktype = 'transactionid')) AS x
+    FROM pg_locks l
+    WHERE l.granted AND l.pid <> pg_backend_pid()
+      AND ((l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock')
+           OR (l.locktype = 'advisory' AND l.classid = {WRITER_CLASS} AND l.objsubid = 2))
+    GROUP BY l.pid
+    HAVING bool_or(l.locktype = 'advisory')"""
+
 SQL = rf"""
 CREATE OR REPLACE FUNCTION kapi_next_rv() RETURNS bigint
 LANGUAGE plpgsql VOLATILE AS $$
@@ -47,16 +61,9 @@ DECLARE
   running xid[];
   deadline timestamptz;
 BEGIN
-  SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END
-    INTO seq FROM kapi_resource_version;
+  {READ_SEQUENCE}
   SELECT array_agg(x) INTO running FROM (
-    SELECT unnest(array_agg(l.transactionid) FILTER (WHERE l.locktype = 'transactionid')) AS x
-    FROM pg_locks l
-    WHERE l.granted AND l.pid <> pg_backend_pid()
-      AND ((l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock')
-           OR (l.locktype = 'advisory' AND l.classid = {WRITER_CLASS} AND l.objsubid = 2))
-    GROUP BY l.pid
-    HAVING bool_or(l.locktype = 'advisory')
+    {WRITERS_IN_FLIGHT}
   ) writers;
   IF running IS NULL THEN
     RETURN seq;

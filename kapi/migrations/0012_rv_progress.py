@@ -18,25 +18,20 @@ every version at or below that reading's sequence value is committed (and
 visible) or rolled back.
 """
 
+from importlib import import_module
+
 from django.db import migrations
 
-#: First key of the writers' advisory locks (migration 0008).
-WRITER_CLASS = 0x6B72
+# The same two readings as kapi_rv_horizon(), from the same text.
+_HORIZON = import_module("kapi.migrations.0008_horizon_writers")
 
 SQL = rf"""
 CREATE OR REPLACE FUNCTION kapi_rv_progress(OUT seq bigint, OUT writers text[], OUT compacted bigint)
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END
-    INTO seq FROM kapi_resource_version;
+  {_HORIZON.READ_SEQUENCE}
   SELECT array_agg(x::text) INTO writers FROM (
-    SELECT unnest(array_agg(l.transactionid) FILTER (WHERE l.locktype = 'transactionid')) AS x
-    FROM pg_locks l
-    WHERE l.granted AND l.pid <> pg_backend_pid()
-      AND ((l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock')
-           OR (l.locktype = 'advisory' AND l.classid = {WRITER_CLASS} AND l.objsubid = 2))
-    GROUP BY l.pid
-    HAVING bool_or(l.locktype = 'advisory')
+    {_HORIZON.WRITERS_IN_FLIGHT}
   ) running;
   SELECT revision INTO compacted FROM kapi_compaction WHERE id = 1;
 END
