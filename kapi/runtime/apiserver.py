@@ -17,7 +17,10 @@ on the 2-core machine that was kapi's throughput ceiling.
 The supervisor still binds the address first (with ``SO_REUSEPORT`` too, so
 the workers can join it) but never listens on that socket: only listening
 sockets take connections, so it just holds the port while workers come and
-go (uvicorn replaces one that dies or misses its health check).
+go (uvicorn replaces one that dies or misses its health check). Before that
+it refuses a port that another socket holds (``endpoint.address_in_use``):
+with ``SO_REUSEPORT`` it would otherwise join a running server's port and
+take a share of its connections.
 
 At shutdown, idle keep-alive connections are closed without waiting for the
 client's TLS close_notify (``_closing_idle_connections``), as kube-apiserver
@@ -36,6 +39,8 @@ import sys
 from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.server import Server
 from uvicorn.supervisors import multiprocess
+
+from kapi.runtime.endpoint import address_in_use
 
 __all__ = ["ReusePortConfig", "ReusePortServer", "main"]
 
@@ -112,6 +117,10 @@ class ReusePortConfig(Config):
     def bind_socket(self) -> socket.socket:
         if self.uds is not None or self.fd is not None:
             return super().bind_socket()
+        problem = address_in_use(self.host, self.port)
+        if problem:
+            logger.error(problem)
+            sys.exit(STARTUP_FAILURE)
         try:
             sock = _reuse_port_socket(self.host, self.port)
         except OSError as exc:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 __all__ = [
     "DEFAULT_BIND",
     "Endpoint",
+    "address_in_use",
     "parse_bind",
     "read_endpoint",
     "server_file",
@@ -84,3 +86,26 @@ def read_endpoint(data_dir: Path) -> Endpoint | None:
         return Endpoint(str(raw["host"]), int(raw["port"]), str(raw["scheme"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def address_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be served, if another socket holds it; else None.
+
+    The API workers bind with ``SO_REUSEPORT`` (``kapi.runtime.apiserver``),
+    and Linux lets a socket with that option join a port that another socket
+    of the same user holds with it: a second ``serve`` on the same port would
+    silently share the connections with the first (each client landing on
+    either server at random). A plain bind, without ``SO_REUSEPORT``, fails on
+    any port in use, as kube-apiserver's does. ``SO_REUSEADDR`` still lets a
+    restarted server take its port back from connections in TIME_WAIT."""
+    if not port:
+        return None
+    host = "" if host in _WILDCARDS else host
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return f"cannot listen on {host or '*'}:{port}: {error.strerror}"
+    return None

@@ -12,6 +12,7 @@ import ssl
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -142,6 +143,40 @@ def test_second_serve_on_same_data_dir_is_refused(kapi_server: KapiServer) -> No
     )
     assert result.returncode != 0
     assert "another kapi serve" in result.stderr
+
+
+def test_second_serve_on_the_same_port_is_refused(kapi_server: KapiServer, tmp_path) -> None:
+    """The API workers bind with SO_REUSEPORT, which lets a socket of the same
+    user join a port in use: a second server must refuse the port, not share
+    the first one's connections."""
+    port = urllib.parse.urlsplit(kapi_server.url).port
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "serve",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--data-dir",
+            str(tmp_path / "second"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert result.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "another kapi serve" in result.stderr
+    assert not (tmp_path / "second" / "postgres").exists()  # refused before anything started
+    # The API server's own supervisor refuses it too (a server started in between).
+    from kapi.runtime.apiserver import ReusePortConfig
+
+    config = ReusePortConfig("kapi.asgi:application", host="127.0.0.1", port=port)
+    with pytest.raises(SystemExit):
+        config.bind_socket()
+    status, _ = _get(kapi_server, "/readyz")
+    assert status == 200
 
 
 def test_restart_keeps_data_ca_and_token(fresh_data_dir: Path) -> None:

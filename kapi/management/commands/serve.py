@@ -149,6 +149,12 @@ class Command(BaseCommand):
 
         data_dir.mkdir(parents=True, exist_ok=True)
         lock_fd = _lock_data_dir(data_dir)
+        # Another server on the port: the API workers' SO_REUSEPORT would
+        # join it and share its connections (kapi.runtime.endpoint).
+        problem = endpoint.address_in_use(bind.host, bind.port)
+        if problem:
+            os.close(lock_fd)
+            raise CommandError(f"{problem} (is another kapi serve running?)")
         self._stopping = threading.Event()
         self._starting = True
         previous = {
