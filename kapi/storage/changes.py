@@ -34,18 +34,21 @@ __all__ = [
 Object = dict[str, Any]
 
 #: Change rows in ``(after, upto]``, in version order, with the key's previous
-#: state for MODIFIED (for DELETED the row itself holds the last state).
+#: state for MODIFIED (for DELETED the row itself holds the last state). The
+#: previous state is a subquery inside CASE so that PostgreSQL looks it up for
+#: MODIFIED rows only (a LEFT JOIN LATERAL probed the index for every row and
+#: dropped the result for the others).
 CHANGES_SQL = """
 SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
-       c.data::text, p.data::text
+       c.data::text,
+       CASE WHEN c.type = 'MODIFIED' THEN (
+         SELECT q.data::text FROM kapi_change q
+         WHERE q."group" = c."group" AND q.resource = c.resource
+           AND q.namespace = c.namespace AND q.name = c.name
+           AND q.resource_version < c.resource_version
+         ORDER BY q.resource_version DESC LIMIT 1
+       ) END
 FROM kapi_change c
-LEFT JOIN LATERAL (
-  SELECT q.data FROM kapi_change q
-  WHERE q."group" = c."group" AND q.resource = c.resource
-    AND q.namespace = c.namespace AND q.name = c.name
-    AND q.resource_version < c.resource_version
-  ORDER BY q.resource_version DESC LIMIT 1
-) p ON c.type = 'MODIFIED'
 WHERE c.resource_version > %s AND c.resource_version <= %s{scope}
 ORDER BY c.resource_version
 LIMIT %s
