@@ -29,6 +29,7 @@ import orjson
 from django.db import IntegrityError, connection, transaction
 
 from kapi.storage import selection
+from kapi.storage.backend.base import Statement
 from kapi.storage.errors import (
     KeyExists,
     KeyNotFound,
@@ -54,7 +55,7 @@ __all__ = ["PostgresStorage"]
 #: First key of the advisory locks behind ``exclusive`` ("kapi").
 _EXCLUSIVE_CLASS = 0x6B617069
 
-_CREATE = """
+_CREATE = Statement("create", """
 WITH v AS (SELECT kapi_next_rv() AS rv),
 o AS (
   INSERT INTO kapi_object ("group", resource, namespace, name, uid, resource_version, data, labels)
@@ -66,13 +67,13 @@ c AS (
   SELECT resource_version, "group", resource, namespace, name, uid, 'ADDED', data FROM o
 )
 SELECT resource_version FROM o
-"""
+""")
 
 # The same write, gated on its namespace in the same statement (one round trip
 # instead of a read first): no version is taken and nothing is written unless
 # the namespace row exists and is not Terminating. The last two columns tell a
 # refusal's cause apart.
-_CREATE_IN_NAMESPACE = """
+_CREATE_IN_NAMESPACE = Statement("create_in_namespace", """
 WITH ns AS (
   SELECT data->'status'->>'phase' AS phase FROM kapi_object
   WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
@@ -88,9 +89,9 @@ c AS (
   SELECT resource_version, "group", resource, namespace, name, uid, 'ADDED', data FROM o
 )
 SELECT (SELECT resource_version FROM o), EXISTS (SELECT FROM ns), (SELECT phase FROM ns)
-"""
+""")
 
-_UPDATE = """
+_UPDATE = Statement("update", """
 WITH v AS (SELECT kapi_next_rv() AS rv),
 o AS (
   UPDATE kapi_object SET resource_version = v.rv, data = %s::jsonb, labels = %s::jsonb
@@ -104,9 +105,9 @@ c AS (
   SELECT resource_version, "group", resource, namespace, name, uid, 'MODIFIED', data FROM o
 )
 SELECT resource_version FROM o
-"""
+""")
 
-_DELETE = """
+_DELETE = Statement("delete", """
 WITH v AS (SELECT kapi_next_rv() AS rv),
 o AS (
   DELETE FROM kapi_object
@@ -119,12 +120,12 @@ c AS (
   SELECT v.rv, "group", resource, namespace, name, uid, 'DELETED', data FROM o, v
 )
 SELECT v.rv, o.data FROM o, v
-"""
+""")
 
-_GET = """
+_GET = Statement("get", """
 SELECT resource_version, data FROM kapi_object
 WHERE "group" = %s AND resource = %s AND namespace = %s AND name = %s
-"""
+""")
 
 
 _GET_BY_UID = """
@@ -153,10 +154,16 @@ ON CONFLICT (consumer) DO UPDATE
 
 
 def _cursor():
-    """A cursor for the fixed statements above: prepared once per connection
+    """A cursor for the feed's fixed statements: prepared once per connection
     where the backend offers it (``kapi.storage.backend``)."""
     prepared = getattr(connection, "prepared_cursor", None)
     return prepared() if prepared is not None else connection.cursor()
+
+
+def _rows(statement: Statement, params: list) -> list[tuple]:
+    """The rows of one of the hot statements above, each value PostgreSQL's
+    text (``bytes``) or None (``kapi.storage.backend``'s ``run_statement``)."""
+    return connection.run_statement(statement, params)
 
 
 def _dumps(value: Any) -> str:
@@ -223,30 +230,28 @@ class PostgresStorage(SummaryReads, Storage):
         # aborting the whole transaction; in autocommit the statement is atomic.
         guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
         try:
-            with guard, _cursor() as cur:
+            with guard:
                 if namespace is None:
-                    cur.execute(_CREATE, row)
-                    (revision,) = cur.fetchone()
+                    ((revision,),) = _rows(_CREATE, row)
                 else:
                     ns = [namespace.group, namespace.resource, namespace.namespace, namespace.name]
-                    cur.execute(_CREATE_IN_NAMESPACE, ns + row)
-                    revision, ns_exists, ns_phase = cur.fetchone()
+                    ((revision, ns_exists, ns_phase),) = _rows(_CREATE_IN_NAMESPACE, ns + row)
                     if revision is None:
-                        if not ns_exists:
+                        if ns_exists != b"t":
                             raise KeyNotFound(namespace)
-                        raise NamespaceTerminating(namespace, f"namespace phase {ns_phase}")
+                        phase = ns_phase.decode() if ns_phase is not None else None
+                        raise NamespaceTerminating(namespace, f"namespace phase {phase}")
         except IntegrityError as exc:
             raise KeyExists(key) from exc
         notify_change()
-        return _stamp(data, revision)
+        return _stamp(data, int(revision))
 
     def get(self, key: Key) -> Object:
-        with _cursor() as cur:
-            cur.execute(_GET, [key.group, key.resource, key.namespace, key.name])
-            row = cur.fetchone()
-        if row is None:
+        rows = _rows(_GET, [key.group, key.resource, key.namespace, key.name])
+        if not rows:
             raise KeyNotFound(key)
-        return _stamp(row[1], row[0])
+        revision, data = rows[0]
+        return _stamp(data, int(revision))
 
     def get_by_uid(self, uid: str) -> tuple[Key, Object] | None:
         with connection.cursor() as cur:
@@ -259,27 +264,19 @@ class PostgresStorage(SummaryReads, Storage):
 
     def update(self, key: Key, obj: Object, expected_revision: int) -> Object:
         data, labels = _strip(obj)
-        with _cursor() as cur:
-            cur.execute(
-                _UPDATE,
-                [data, labels, key.group, key.resource, key.namespace, key.name, expected_revision],
-            )
-            row = cur.fetchone()
-        if row is None:
+        rows = _rows(_UPDATE, [data, labels, key.group, key.resource, key.namespace, key.name, expected_revision])
+        if not rows:
             self._raise_missing_or_conflict(key)
         notify_change()
-        return _stamp(data, row[0])
+        return _stamp(data, int(rows[0][0]))
 
     def delete(self, key: Key, expected_revision: int) -> Object:
-        with _cursor() as cur:
-            cur.execute(
-                _DELETE, [key.group, key.resource, key.namespace, key.name, expected_revision]
-            )
-            row = cur.fetchone()
-        if row is None:
+        rows = _rows(_DELETE, [key.group, key.resource, key.namespace, key.name, expected_revision])
+        if not rows:
             self._raise_missing_or_conflict(key)
         notify_change()
-        return _stamp(row[1], row[0])
+        revision, data = rows[0]
+        return _stamp(data, int(revision))
 
     def _raise_missing_or_conflict(self, key: Key) -> None:
         self.get(key)  # raises KeyNotFound

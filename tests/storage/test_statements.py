@@ -1,0 +1,93 @@
+"""Storage's hot statements through libpq (``DatabaseWrapper.run_statement``).
+
+Create, get, update and delete skip psycopg's cursors; these tests hold the
+path to what a cursor gave: each statement prepared once per connection, a
+connection that lost its prepared statements (a pooler's ``DISCARD ALL``) still
+writes, ``KAPI_DB_PREPARE=0`` prepares nothing, and database errors arrive as
+Django's (what storage and the API map to kube's answers).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, OperationalError, connection
+from storage.conftest import GROUP
+
+from kapi.storage.backend import base
+from kapi.storage.errors import KeyExists, ResourceVersionConflict
+from kapi.storage.interface import Key
+
+
+def _obj(name: str) -> dict:
+    return {
+        "apiVersion": f"{GROUP}/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, "namespace": "ns", "uid": str(uuid.uuid4())},
+        "spec": {"text": "ünïcode ✓"},
+    }
+
+
+def _prepared() -> list[str]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT name FROM pg_prepared_statements WHERE name LIKE 'kapi\\_%%' ORDER BY name")
+        return [name for (name,) in cur.fetchall()]
+
+
+def test_each_statement_is_prepared_once_per_connection(storage, resource) -> None:
+    for i in range(3):
+        key = Key(GROUP, resource, "ns", f"w{i}")
+        created = storage.create(key, _obj(f"w{i}"))
+        assert storage.get(key) == created
+        storage.update(key, {**created, "spec": {"n": i}}, int(created["metadata"]["resourceVersion"]))
+    # Preparing a name twice on one connection would have failed a write.
+    assert {"kapi_create", "kapi_get", "kapi_update"} <= set(_prepared())
+
+
+def test_writes_go_on_after_the_connection_lost_its_prepared_statements(storage, resource) -> None:
+    key = Key(GROUP, resource, "ns", "a")
+    storage.create(key, _obj("a"))
+    try:
+        with connection.cursor() as cur:
+            cur.execute("DISCARD ALL")  # what a pooler does between clients
+        assert _prepared() == []
+        created = storage.create(Key(GROUP, resource, "ns", "b"), _obj("b"))
+        assert created["spec"] == {"text": "ünïcode ✓"}
+        assert storage.get(key)["metadata"]["name"] == "a"
+        assert "kapi_create" in _prepared()
+    finally:
+        connection.close()  # DISCARD ALL also reset the session's settings
+
+
+def test_unprepared_when_told(storage, resource, monkeypatch) -> None:
+    monkeypatch.setattr(base, "PREPARE", False)
+    with connection.cursor() as cur:
+        cur.execute("DEALLOCATE ALL")
+    key = Key(GROUP, resource, "ns", "a")
+    created = storage.create(key, _obj("a"))
+    assert storage.get(key) == created
+    with pytest.raises(KeyExists):
+        storage.create(key, _obj("a"))
+    with pytest.raises(ResourceVersionConflict):
+        storage.update(key, created, int(created["metadata"]["resourceVersion"]) - 1)
+    assert _prepared() == []
+
+
+def test_database_errors_are_djangos(storage, resource) -> None:
+    statement = base.Statement("test_unique", "INSERT INTO kapi_object (id) VALUES (%s)")
+    with pytest.raises(IntegrityError):  # NOT NULL of the other columns
+        connection.run_statement(statement, [1])
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        (pid,) = cur.fetchone()
+    other = connection.copy()
+    try:
+        with other.cursor() as cur:
+            cur.execute("SELECT pg_terminate_backend(%s)", [pid])
+    finally:
+        other.close()
+    with pytest.raises(OperationalError):
+        storage.get(Key(GROUP, resource, "ns", "a"))
+    connection.close()  # what the bridge does with a connection that failed
+    assert storage.create(Key(GROUP, resource, "ns", "a"), _obj("a"))["metadata"]["name"] == "a"
