@@ -100,6 +100,13 @@ def uvicorn_argv(
         "--log-level",
         log_level,
         "--access-log" if access_log else "--no-access-log",
+        # The client's address is the connection's. uvicorn's default trusts
+        # X-Forwarded-For from 127.0.0.1, which is every client of a loopback
+        # bind: any of them could replace its address in the audit log and in
+        # the admin sign-in throttle's per-address count. The header is still
+        # listed in the audit's sourceIPs, before the connection's address, as
+        # kube-apiserver lists it.
+        "--no-proxy-headers",
     ]
     if tls is not None:
         argv += ["--ssl-keyfile", str(tls.key), "--ssl-certfile", str(tls.cert)]

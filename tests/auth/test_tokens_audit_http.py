@@ -170,6 +170,31 @@ def test_audit_lines_for_mutations_and_denials(
         )
 
 
+def test_forwarded_for_does_not_replace_the_client_address(kapi_server: KapiServer, ns: str) -> None:
+    """X-Forwarded-For is the client's word: the audit lists it, then the
+    connection's own address last (kube's SourceIPs), and the address that
+    counts (audit, admin sign-in throttle) stays the connection's."""
+    response = requests.post(
+        f"{kapi_server.url}/api/v1/namespaces/{ns}/configmaps",
+        headers={
+            "Authorization": f"Bearer {kapi_server.token}",
+            "X-Forwarded-For": "203.0.113.7, 198.51.100.9",
+        },
+        json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "forwarded"}},
+        verify=str(kapi_server.ca_path),
+        timeout=30,
+    )
+    assert response.status_code == 201, response.text
+
+    # Written before the answer (blocking audit).
+    events = [json.loads(line) for line in (kapi_server.data_dir / "audit.log").read_text().splitlines()]
+    (event,) = [
+        e for e in events
+        if (e.get("objectRef") or {}).get("namespace") == ns and e["objectRef"].get("name") == "forwarded"
+    ]
+    assert event["sourceIPs"] == ["203.0.113.7", "198.51.100.9", "127.0.0.1"]
+
+
 def test_yaml_bomb_refused(kapi_server: KapiServer, ns: str) -> None:
     """A billion-laughs document is refused with 400 before it is expanded."""
     lines = [
