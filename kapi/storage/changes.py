@@ -27,6 +27,7 @@ __all__ = [
     "CHANGES_SQL",
     "ChangeEvent",
     "change_from_row",
+    "change_from_text_row",
     "conninfo",
     "fetch_changes",
 ]
@@ -127,6 +128,15 @@ class ChangeEvent:
 
 def change_from_row(row: tuple) -> ChangeEvent:
     return ChangeEvent(int(row[0]), row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+
+
+def change_from_text_row(row: tuple) -> ChangeEvent:
+    """``change_from_row`` for a row of PostgreSQL's text (``bytes``), as
+    ``kapi.storage.backend.statements`` returns them; the JSON stays bytes."""
+    rv, group, resource, namespace, name, kind, raw, prev_raw = row
+    return ChangeEvent(
+        int(rv), group.decode(), resource.decode(), namespace.decode(), name.decode(), kind.decode(), raw, prev_raw
+    )
 
 
 def changes_sql(

@@ -29,7 +29,7 @@ import orjson
 from django.db import IntegrityError, connection, transaction
 
 from kapi.storage import selection
-from kapi.storage.backend.base import Statement
+from kapi.storage.backend.statements import Statement
 from kapi.storage.errors import (
     KeyExists,
     KeyNotFound,

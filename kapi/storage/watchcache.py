@@ -45,7 +45,13 @@ import threading
 from collections.abc import Callable
 
 from kapi.observability import metrics
-from kapi.storage.changes import ChangeEvent, change_from_row, changes_sql, conninfo
+from kapi.storage.backend.statements import Statement, statement_rows
+from kapi.storage.changes import (
+    ChangeEvent,
+    change_from_text_row,
+    changes_sql,
+    conninfo,
+)
 from kapi.storage.notify import CHANNEL
 
 __all__ = ["Channel", "Reader", "WatchCache", "watch_cache"]
@@ -55,8 +61,19 @@ log = logging.getLogger(__name__)
 #: Granularity of Channel.wait's timeouts (watch deadlines and bookmarks), seconds.
 TICK = 0.05
 
-_HORIZON = "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
-_PROGRESS = "SELECT seq, writers, compacted FROM kapi_rv_progress()"
+# The listener's statements, through libpq (kapi.storage.backend.statements).
+_HORIZON = Statement(
+    "rv_horizon", "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
+)
+_PROGRESS = Statement("rv_progress", "SELECT seq, writers, compacted FROM kapi_rv_progress()")
+_CHANGES = Statement("watch_changes", changes_sql()[0])
+
+
+def _text_array(value: bytes | None) -> frozenset[str]:
+    """PostgreSQL's text form of a ``text[]`` of numbers (``{1,2}``)."""
+    if not value or value == b"{}":
+        return frozenset()
+    return frozenset(value[1:-1].decode().split(","))
 
 
 class Readings:
@@ -340,58 +357,53 @@ class WatchCache:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
 
-    async def _horizon(self, cur) -> tuple[int | None, int]:
+    async def _horizon(self, conn) -> tuple[int | None, int]:
         """The horizon (None: no newer one is settled yet) and the compaction mark."""
         if self.revision and not self._readings.full():
-            await cur.execute(_PROGRESS)
-            seq, writers, compacted = await cur.fetchone()
-            horizon = self._readings.horizon(int(seq), frozenset(writers or ()))
+            ((seq, writers, compacted),) = await conn.wait(statement_rows(conn, _PROGRESS, []))
+            horizon = self._readings.horizon(int(seq), _text_array(writers))
             return horizon, int(compacted)
         # The first reading, or a transaction holding many: wait for the
         # writers in flight in PostgreSQL.
         self._readings.clear()
-        await cur.execute(_HORIZON, [10000])
-        horizon, compacted = await cur.fetchone()
+        ((horizon, compacted),) = await conn.wait(statement_rows(conn, _HORIZON, [10000]))
         return int(horizon), int(compacted)
 
     async def _pump(self, conn) -> None:
         """Publish every change up to the current horizon."""
-        async with conn.cursor() as cur:
-            horizon, compacted = await self._horizon(cur)
-            if horizon is None:
-                # Nothing newer settled yet: the writers in flight announce
-                # their commits, and the poll comes anyway.
-                return
-            horizon = max(horizon, self.revision)
-            if self.revision == 0 and not self.channels:
-                # First read: start from now; watches reach back through the database.
-                self._advance(horizon)
-            self.compacted = compacted
-            if compacted > self.revision:
-                # We fell behind compaction: history we have not read may be gone.
-                for channel in self.channels.values():
-                    channel.reset(horizon)
-                self._advance(horizon)
-                return
-            sql, _ = changes_sql()
-            while self.revision < horizon:
-                await cur.execute(sql, [self.revision, horizon, self.batch])
-                rows = await cur.fetchall()
-                self.stats["reads"] += 1
-                by_channel: dict[tuple[str, str], list[ChangeEvent]] = {}
-                for row in rows:
-                    event = change_from_row(row)
-                    by_channel.setdefault((event.group, event.resource), []).append(event)
-                self.stats["events"] += len(rows)
-                upto = int(rows[-1][0]) if len(rows) == self.batch else horizon
-                for key, events in by_channel.items():
-                    metrics.WATCH_CACHE_EVENTS_RECEIVED.labels(*key).inc(len(events))
-                    channel = self.channels.get(key)
-                    if channel is not None:
-                        channel.publish(events)
-                # Only now: a request thread reading ``revision`` (the list
-                # cache) must find every event at or below it published.
-                self._advance(upto)
+        horizon, compacted = await self._horizon(conn)
+        if horizon is None:
+            # Nothing newer settled yet: the writers in flight announce
+            # their commits, and the poll comes anyway.
+            return
+        horizon = max(horizon, self.revision)
+        if self.revision == 0 and not self.channels:
+            # First read: start from now; watches reach back through the database.
+            self._advance(horizon)
+        self.compacted = compacted
+        if compacted > self.revision:
+            # We fell behind compaction: history we have not read may be gone.
+            for channel in self.channels.values():
+                channel.reset(horizon)
+            self._advance(horizon)
+            return
+        while self.revision < horizon:
+            rows = await conn.wait(statement_rows(conn, _CHANGES, [self.revision, horizon, self.batch]))
+            self.stats["reads"] += 1
+            by_channel: dict[tuple[str, str], list[ChangeEvent]] = {}
+            for row in rows:
+                event = change_from_text_row(row)
+                by_channel.setdefault((event.group, event.resource), []).append(event)
+            self.stats["events"] += len(rows)
+            upto = int(rows[-1][0]) if len(rows) == self.batch else horizon
+            for key, events in by_channel.items():
+                metrics.WATCH_CACHE_EVENTS_RECEIVED.labels(*key).inc(len(events))
+                channel = self.channels.get(key)
+                if channel is not None:
+                    channel.publish(events)
+            # Only now: a request thread reading ``revision`` (the list
+            # cache) must find every event at or below it published.
+            self._advance(upto)
         # Channels without events learn of the new revision on their next wait.
 
 

@@ -1,4 +1,4 @@
-"""Storage's hot statements through libpq (``DatabaseWrapper.run_statement``).
+"""Storage's hot statements through libpq (``kapi.storage.backend.statements``).
 
 Create, get, update and delete skip psycopg's cursors; these tests hold the
 path to what a cursor gave: each statement prepared once per connection, a
@@ -16,6 +16,7 @@ from django.db import IntegrityError, OperationalError, connection
 from storage.conftest import GROUP
 
 from kapi.storage.backend import base
+from kapi.storage.backend.statements import Statement
 from kapi.storage.errors import KeyExists, ResourceVersionConflict
 from kapi.storage.interface import Key
 
@@ -75,7 +76,7 @@ def test_unprepared_when_told(storage, resource, monkeypatch) -> None:
 
 
 def test_database_errors_are_djangos(storage, resource) -> None:
-    statement = base.Statement("test_unique", "INSERT INTO kapi_object (id) VALUES (%s)")
+    statement = Statement("test_unique", "INSERT INTO kapi_object (id) VALUES (%s)")
     with pytest.raises(IntegrityError):  # NOT NULL of the other columns
         connection.run_statement(statement, [1])
     with connection.cursor() as cur:

@@ -12,7 +12,6 @@ the background meanwhile, so kapi is back as soon as PostgreSQL is.
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 
@@ -20,10 +19,11 @@ import psycopg
 from django.db.backends.postgresql import base
 from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.utils.asyncio import async_unsafe
-from psycopg import errors, generators, pq
 from psycopg.pq import Format
 
-__all__ = ["FAIL_FAST_SECONDS", "DatabaseWrapper", "Statement"]
+from kapi.storage.backend.statements import Statement, statement_rows
+
+__all__ = ["FAIL_FAST_SECONDS", "DatabaseWrapper"]
 
 FAIL_FAST_SECONDS = 1.0
 
@@ -41,25 +41,6 @@ class _PreparingCursor(psycopg.Cursor):
     def execute(self, query, params=None, *, prepare=None, binary=None):
         return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
 _down_until = 0.0
-
-
-class Statement:
-    """One of storage's fixed, hot statements, run by
-    :meth:`DatabaseWrapper.run_statement`: its text with ``%s`` placeholders
-    numbered for libpq, and the name it is prepared under on each connection."""
-
-    __slots__ = ("name", "sql")
-
-    def __init__(self, name: str, sql: str) -> None:
-        numbers = iter(range(1, sql.count("%s") + 1))
-        self.name = f"kapi_{name}".encode()
-        self.sql = re.sub(r"%s", lambda _: f"${next(numbers)}", sql).encode()
-
-
-def _param(value) -> bytes | None:
-    if value is None:
-        return None
-    return value.encode() if isinstance(value, str) else str(value).encode()
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
@@ -119,40 +100,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
         started = time.monotonic() if self.queries_logged else 0.0
         with self.wrap_database_errors:
             conn = self.connection
-            values = [_param(v) for v in params]
-            for attempt in (1, 2):
-                result = self._run_statement(conn, statement, values)
-                if result.status == pq.ExecStatus.TUPLES_OK or result.status == pq.ExecStatus.COMMAND_OK:
-                    break
-                error = errors.error_from_result(result, encoding=conn.info.encoding)
-                if attempt == 1 and isinstance(error, errors.InvalidSqlStatementName):
-                    conn._kapi_prepared = set()  # e.g. DISCARD ALL by a pooler
-                    continue
-                raise error
+            with conn.lock:
+                rows = conn.wait(statement_rows(conn, statement, params, prepare=PREPARE))
         if self.queries_logged:
             self.queries_log.append(
                 {"sql": f"{statement.sql.decode()} -- {params!r}", "time": f"{time.monotonic() - started:.3f}"}
             )
-        return [
-            tuple(result.get_value(row, col) for col in range(result.nfields))
-            for row in range(result.ntuples)
-        ]
-
-    @staticmethod
-    def _run_statement(conn: psycopg.Connection, statement: Statement, values: list):
-        pgconn = conn.pgconn
-        with conn.lock:
-            if not PREPARE:
-                pgconn.send_query_params(statement.sql, values)
-            else:
-                prepared = getattr(conn, "_kapi_prepared", None)
-                if prepared is None:
-                    prepared = conn._kapi_prepared = set()
-                if statement.name not in prepared:
-                    pgconn.send_prepare(statement.name, statement.sql)
-                    (result,) = conn.wait(generators.execute(pgconn))
-                    if result.status != pq.ExecStatus.COMMAND_OK:
-                        return result
-                    prepared.add(statement.name)
-                pgconn.send_query_prepared(statement.name, values)
-            return conn.wait(generators.execute(pgconn))[-1]
+        return rows
