@@ -27,6 +27,7 @@ CHANNEL = "kapi_change"
 #: ``NOTIFY kapi_change`` as a statement that can be prepared, sent through
 #: libpq (a few hundred a second per process under load).
 _NOTIFY = Statement("notify", f"SELECT pg_notify('{CHANNEL}', '')")
+
 log = logging.getLogger(__name__)
 
 
@@ -77,7 +78,6 @@ class ChangeNotifier:
     def _run(self, stop: threading.Event) -> None:
         import psycopg
 
-        from kapi.storage.backend import base as backend
         from kapi.storage.changes import conninfo
 
         conn = None
@@ -88,7 +88,7 @@ class ChangeNotifier:
                 try:
                     if conn is None or conn.closed:
                         conn = psycopg.connect(conninfo("kapi-notify"), autocommit=True)
-                    conn.wait(statement_rows(conn, _NOTIFY, [], prepare=backend.PREPARE))
+                    conn.wait(statement_rows(conn, _NOTIFY, []))
                     self.sent += 1
                 except Exception:
                     log.warning("kapi: NOTIFY failed", exc_info=True)

@@ -124,23 +124,20 @@ def test_kubeconfig_for_another_user(kapi_server: KapiServer) -> None:
     assert jwt.decode(first, options={"verify_signature": False})["kapi.io/username"] == "alice"
 
 
-def test_second_serve_on_same_data_dir_is_refused(kapi_server: KapiServer) -> None:
-    """Two servers must never share one data directory (and its databases)."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "serve",
-            "--bind",
-            "127.0.0.1:1",
-            "--data-dir",
-            str(kapi_server.data_dir),
-        ],
+def _refused_serve(bind: str, data_dir: Path) -> subprocess.CompletedProcess:
+    """``serve`` that is expected to stop at once (its output captured)."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "serve", "--bind", bind, "--data-dir", str(data_dir)],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=ROOT,
     )
+
+
+def test_second_serve_on_same_data_dir_is_refused(kapi_server: KapiServer) -> None:
+    """Two servers must never share one data directory (and its databases)."""
+    result = _refused_serve("127.0.0.1:1", kapi_server.data_dir)
     assert result.returncode != 0
     assert "another kapi serve" in result.stderr
 
@@ -150,21 +147,7 @@ def test_second_serve_on_the_same_port_is_refused(kapi_server: KapiServer, tmp_p
     user join a port in use: a second server must refuse the port, not share
     the first one's connections."""
     port = urllib.parse.urlsplit(kapi_server.url).port
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "serve",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--data-dir",
-            str(tmp_path / "second"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    result = _refused_serve(f"127.0.0.1:{port}", tmp_path / "second")
     assert result.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "another kapi serve" in result.stderr

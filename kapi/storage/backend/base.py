@@ -11,7 +11,6 @@ the background meanwhile, so kapi is back as soon as PostgreSQL is.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -21,15 +20,11 @@ from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.utils.asyncio import async_unsafe
 from psycopg.pq import Format
 
-from kapi.storage.backend.statements import Statement, statement_rows
+from kapi.storage.backend.statements import PREPARE, Statement, statement_rows
 
 __all__ = ["FAIL_FAST_SECONDS", "DatabaseWrapper"]
 
 FAIL_FAST_SECONDS = 1.0
-
-#: ``KAPI_DB_PREPARE=0`` turns prepared statements off (``prepared_cursor``),
-#: for a pooler in transaction mode that cannot keep them on a connection.
-PREPARE = os.environ.get("KAPI_DB_PREPARE", "1") != "0"
 
 _NEVER = 2**31
 _lock = threading.Lock()

@@ -13,12 +13,18 @@ text. It is a psycopg generator, so a sync connection runs it with
 
 from __future__ import annotations
 
+import os
 import re
 
 import psycopg
 from psycopg import errors, generators, pq
 
-__all__ = ["Statement", "statement_rows"]
+__all__ = ["PREPARE", "Statement", "statement_rows"]
+
+#: ``KAPI_DB_PREPARE=0`` turns prepared statements off (here and in
+#: ``DatabaseWrapper.prepared_cursor``), for a pooler in transaction mode that
+#: cannot keep them on a connection.
+PREPARE = os.environ.get("KAPI_DB_PREPARE", "1") != "0"
 
 _OK = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
 
@@ -42,13 +48,19 @@ def _param(value) -> bytes | None:
 
 
 def statement_rows(
-    conn: psycopg.Connection | psycopg.AsyncConnection, statement: Statement, params: list, *, prepare: bool = True
+    conn: psycopg.Connection | psycopg.AsyncConnection,
+    statement: Statement,
+    params: list,
+    *,
+    prepare: bool | None = None,
 ):
     """A generator for ``conn.wait``: runs ``statement`` with ``params`` (str,
     int or None) and returns its rows, each value PostgreSQL's text (``bytes``)
     or None; raises psycopg's error for the result (a unique violation is an
-    ``IntegrityError``, ...). ``prepare=False`` sends it unprepared (for a pooler
-    in transaction mode)."""
+    ``IntegrityError``, ...). Unprepared if ``prepare`` is False (None:
+    :data:`PREPARE`)."""
+    if prepare is None:
+        prepare = PREPARE
     values = [_param(v) for v in params]
     pgconn = conn.pgconn
     for attempt in (1, 2):
