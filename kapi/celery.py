@@ -3,8 +3,10 @@
 import os
 import warnings
 
-from celery import Celery
+from celery import Celery, signals
 from celery.exceptions import SecurityWarning
+
+from kapi.runtime.parent import follow_serve
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 
@@ -22,5 +24,12 @@ warnings.filterwarnings(
 )
 app.autodiscover_tasks()
 app.autodiscover_tasks(["kapi.controllers"])
+
+
+@signals.worker_init.connect
+@signals.beat_init.connect
+def _follow_serve(**kwargs) -> None:
+    """The worker's and beat's main processes stop if serve dies (kapi.runtime.parent)."""
+    follow_serve()
 
 __all__ = ["app"]

@@ -41,6 +41,7 @@ from uvicorn.server import Server
 from uvicorn.supervisors import multiprocess
 
 from kapi.runtime.endpoint import address_in_use
+from kapi.runtime.parent import follow_serve
 
 __all__ = ["ReusePortConfig", "ReusePortServer", "main"]
 
@@ -161,6 +162,7 @@ multiprocess.Server = ReusePortServer
 
 
 def main() -> None:
+    follow_serve()
     uvicorn_main.main()
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import kapi
 from kapi.runtime.certs import TLSFiles
 from kapi.runtime.endpoint import Endpoint
+from kapi.runtime.parent import SERVE_PID
 
 __all__ = [
     "PROJECT_ROOT",
@@ -56,6 +57,8 @@ def child_env(
         # Every process writes its metrics here; /metrics adds them up.
         PROMETHEUS_MULTIPROC_DIR=str(data_dir / "metrics"),
     )
+    # The children stop if serve dies (kapi.runtime.parent).
+    env[SERVE_PID] = str(os.getpid())
     # The children import kapi whatever their working directory.
     path = [str(PROJECT_ROOT)] + [
         p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p

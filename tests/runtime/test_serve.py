@@ -6,6 +6,7 @@ restart, kill or reconfigure a server start their own on a fresh data directory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import ssl
@@ -31,7 +32,7 @@ from kapi_testserver import (
     stop_server,
 )
 
-from kapi.runtime import config, embedded
+from kapi.runtime import config, embedded, endpoint
 
 
 def _get(server: KapiServer, path: str, token: str | None = None) -> tuple[int, bytes]:
@@ -211,6 +212,38 @@ def test_child_death_stops_everything(served_dir: Path) -> None:
     while leftover_processes(procs) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert leftover_processes(procs) == []
+
+
+def test_killed_serve_takes_its_api_server_and_celery_with_it(served_dir: Path) -> None:
+    """serve killed outright (kill -9, the OOM killer) cannot stop its children;
+    they stop themselves (PR_SET_PDEATHSIG), and the port is free for the next
+    serve. (The embedded PostgreSQL and Redis daemons are left running.)"""
+    server = start_server(served_dir)
+    procs = server_processes(server)
+    port = urllib.parse.urlsplit(server.url).port
+    # The API server and its workers, Celery's worker, its pool and beat.
+    children = [
+        p for p in psutil.Process(server.process.pid).children(recursive=True)
+        if p.name() not in ("postgres", "redis-server")
+    ]
+    daemons = [p for p in procs if p not in children]
+    try:
+        commands = [" ".join(p.cmdline()) for p in children]
+        assert sum("spawn_main" in c for c in commands) == 2, commands  # the API workers
+        assert any("kapi.runtime.apiserver" in c for c in commands), commands
+        assert any("celery" in c and "beat" in c for c in commands), commands
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while leftover_processes(children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert leftover_processes(children) == []
+        assert endpoint.address_in_use("127.0.0.1", port) is None
+    finally:
+        for p in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.kill()
+        psutil.wait_procs(daemons, timeout=10)
 
 
 @pytest.fixture
