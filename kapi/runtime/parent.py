@@ -10,8 +10,8 @@ graceful shutdown; ``serve`` names itself in ``KAPI_SERVE_PID`` so that only
 its direct children ask (an API worker or a Celery pool process is a
 grandchild and stops with its own parent). The embedded PostgreSQL and Redis
 daemons are not children of ``serve`` by then and are left running: the next
-``serve`` on the same data directory reuses the PostgreSQL server, and starts a
-Redis of its own beside the old one.
+``serve`` on the same data directory reuses the PostgreSQL server and stops
+the stale Redis before it starts its own (``embedded.start_redis``).
 """
 
 from __future__ import annotations
