@@ -3,15 +3,16 @@
 A :class:`ChangeEvent` is one ``kapi_change`` row plus the key's previous state
 (what a selector matched before the write), which watches need to turn a write
 into ``ADDED``/``DELETED`` when an object starts or stops matching (kube's
-``watchCacheEvent.PrevObject``). The JSON stays text until someone needs it:
+``watchCacheEvent.PrevObject``). The JSON stays bytes until someone needs it:
 one parse per process for selector matching, and a fresh parse per served
 form for encoding (cheaper than a deep copy).
 
 Rows are read in version order and only up to a *horizon* (see
 ``kapi/storage/postgres.py``): every version at or below it has committed or
 aborted, so reading ``(after, horizon]`` never skips a write that commits
-later. The same statement serves the per-process listener (asyncio, psycopg)
-and a watch catching up from the database (Django's connection).
+later. The same statements (``changes_statement``, through libpq) serve the
+per-process listener (asyncio, psycopg) and a watch catching up from the
+database (Django's connection).
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from typing import Any
 import orjson
 from django.db import connection, connections
 
+from kapi.storage.backend.statements import Statement
 from kapi.storage.postgres import _stamp
 
 __all__ = [
     "CHANGES_SQL",
     "ChangeEvent",
     "change_from_row",
-    "change_from_text_row",
+    "changes_statement",
     "conninfo",
     "fetch_changes",
 ]
@@ -127,23 +129,23 @@ class ChangeEvent:
 
 
 def change_from_row(row: tuple) -> ChangeEvent:
-    return ChangeEvent(int(row[0]), row[1], row[2], row[3], row[4], row[5], row[6], row[7])
-
-
-def change_from_text_row(row: tuple) -> ChangeEvent:
-    """``change_from_row`` for a row of PostgreSQL's text (``bytes``), as
-    ``kapi.storage.backend.statements`` returns them; the JSON stays bytes."""
+    """The event of a change-log row as ``changes_statement`` returns it:
+    PostgreSQL's text (``bytes``) per value; the JSON stays bytes."""
     rv, group, resource, namespace, name, kind, raw, prev_raw = row
     return ChangeEvent(
         int(rv), group.decode(), resource.decode(), namespace.decode(), name.decode(), kind.decode(), raw, prev_raw
     )
 
 
-def changes_sql(
+#: One prepared statement per scope shape (kapi.storage.backend.statements).
+_STATEMENTS: dict[str, Statement] = {}
+
+
+def changes_statement(
     group: str | None = None, resource: str | None = None, namespace: str | None = None
-) -> tuple[str, list[Any]]:
-    """The statement and its scope parameters (to follow ``after, upto`` and
-    precede ``limit``)."""
+) -> tuple[Statement, list[Any]]:
+    """The statement for a scope and its scope parameters (to follow ``after,
+    upto`` and precede ``limit``)."""
     scope, params = [], []
     if group is not None:
         scope.append('c."group" = %s AND c.resource = %s')
@@ -151,8 +153,12 @@ def changes_sql(
     if namespace is not None:
         scope.append("c.namespace = %s")
         params.append(namespace)
-    text = "".join(f" AND {s}" for s in scope)
-    return CHANGES_SQL.format(scope=text), params
+    shape = ("_resource" if group is not None else "") + ("_namespace" if namespace is not None else "")
+    statement = _STATEMENTS.get(shape)
+    if statement is None:
+        text = "".join(f" AND {s}" for s in scope)
+        statement = _STATEMENTS[shape] = Statement("changes" + shape, CHANGES_SQL.format(scope=text))
+    return statement, params
 
 
 def fetch_changes(
@@ -169,10 +175,8 @@ def fetch_changes(
     ``upto`` must be at or below a horizon. Returns at most ``limit`` events; a
     full page means there may be more after the last one.
     """
-    sql, scope = changes_sql(group, resource, namespace)
-    with connection.cursor() as cur:
-        cur.execute(sql, [after, upto, *scope, limit])
-        return [change_from_row(r) for r in cur.fetchall()]
+    statement, scope = changes_statement(group, resource, namespace)
+    return [change_from_row(r) for r in connection.run_statement(statement, [after, upto, *scope, limit])]
 
 
 _NOT_LIBPQ = {"pool", "isolation_level", "server_side_binding", "assume_role", "cursor_factory", "context", "prepare_threshold"}

@@ -48,8 +48,8 @@ from kapi.observability import metrics
 from kapi.storage.backend.statements import Statement, statement_rows
 from kapi.storage.changes import (
     ChangeEvent,
-    change_from_text_row,
-    changes_sql,
+    change_from_row,
+    changes_statement,
     conninfo,
 )
 from kapi.storage.notify import CHANNEL
@@ -66,7 +66,7 @@ _HORIZON = Statement(
     "rv_horizon", "SELECT kapi_rv_horizon(%s), (SELECT revision FROM kapi_compaction WHERE id = 1)"
 )
 _PROGRESS = Statement("rv_progress", "SELECT seq, writers, compacted FROM kapi_rv_progress()")
-_CHANGES = Statement("watch_changes", changes_sql()[0])
+_CHANGES, _ = changes_statement()
 
 
 def _text_array(value: bytes | None) -> frozenset[str]:
@@ -392,7 +392,7 @@ class WatchCache:
             self.stats["reads"] += 1
             by_channel: dict[tuple[str, str], list[ChangeEvent]] = {}
             for row in rows:
-                event = change_from_text_row(row)
+                event = change_from_row(row)
                 by_channel.setdefault((event.group, event.resource), []).append(event)
             self.stats["events"] += len(rows)
             upto = int(rows[-1][0]) if len(rows) == self.batch else horizon
