@@ -100,12 +100,15 @@ def address_in_use(host: str, port: int) -> str | None:
     restarted server take its port back from connections in TIME_WAIT."""
     if not port:
         return None
-    host = "" if host in _WILDCARDS else host
+    # As the server binds it: "::" is IPv6's wildcard (dual-stack, so it also
+    # meets IPv4 holders); the others name IPv4's.
+    host = "" if host in _WILDCARDS - {"::"} else host
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as error:
-            return f"cannot listen on {host or '*'}:{port}: {error.strerror}"
+            shown = f"[{host}]" if ":" in host else host or "*"
+            return f"cannot listen on {shown}:{port}: {error.strerror}"
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,34 @@ def test_manage_py_applies_data_dir_before_settings(tmp_path: Path, style: str) 
         check=True,
     ).stdout.strip()
     assert out == str(tmp_path.resolve())
+
+
+def _listening(family: int, host: str, v6only: bool = False, reuse_port: bool = False) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    if v6only:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, 0))
+    sock.listen()
+    return sock
+
+
+def test_address_in_use_sees_what_the_server_would_bind_over() -> None:
+    """serve's check before its SO_REUSEPORT bind (which would share a port
+    with a socket that has the option): any listener on the port stops it,
+    wildcards included, IPv6's too; a free port does not."""
+    with _listening(socket.AF_INET, "127.0.0.1") as held:
+        port = held.getsockname()[1]
+        assert endpoint.address_in_use("127.0.0.1", port) == (
+            f"cannot listen on 127.0.0.1:{port}: Address already in use"
+        )
+        assert endpoint.address_in_use("0.0.0.0", port) is not None
+        assert endpoint.address_in_use("::", port) is not None  # dual-stack
+    assert endpoint.address_in_use("127.0.0.1", port) is None
+    with _listening(socket.AF_INET6, "::", v6only=True) as held:
+        port = held.getsockname()[1]
+        assert endpoint.address_in_use("::", port) == f"cannot listen on [::]:{port}: Address already in use"
+    with _listening(socket.AF_INET, "127.0.0.1", reuse_port=True) as held:
+        # A running server's sockets have SO_REUSEPORT; the check sees them.
+        assert endpoint.address_in_use("127.0.0.1", held.getsockname()[1]) is not None
