@@ -9,8 +9,9 @@ of it: its body is at most 3 MiB (``kapi.api.parsers.MAX_BODY_BYTES``) and
 its response is one ``HttpResponse`` (watches, the only streams, go through
 ``kapi.api.streaming``). So :class:`APIBridge` reads the body on the loop,
 hands Django's request (``ASGIRequest``, as Django's own ASGI handler builds
-it) to a thread that runs the synchronous middleware chain once, and sends
-status, headers and bytes from the loop: one hop there and one back.
+it) to a request thread (``kapi.api.threads``) that runs the synchronous
+middleware chain once, and sends status, headers and bytes from the loop: one
+hop there and one back.
 
 The bridge serves only API paths (``kapi.asgi`` sends the admin UI, git and
 hooks through Django's full handler), so it runs a lean request cycle inside
@@ -39,13 +40,11 @@ Django's handler, measured at about a tenth of a create's request-thread CPU:
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import io
 import os
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 from django.core import signals
@@ -61,6 +60,7 @@ from django.utils.module_loading import import_string
 from kapi import errors
 from kapi.api.middleware import status_response
 from kapi.api.parsers import MAX_BODY_BYTES
+from kapi.api.threads import RequestThreads
 from kapi.storage import listcache
 
 __all__ = [
@@ -213,9 +213,7 @@ class APIBridge(base.BaseHandler):
         self.lean_signals = _lean_signals()
         self._resource_patterns = _resource_patterns()
         self._resource_matches: list = [None] * len(self._resource_patterns)
-        self.executor = ThreadPoolExecutor(
-            max_workers=threads or request_threads(), thread_name_prefix="kapi-request"
-        )
+        self.threads = RequestThreads(threads or request_threads())
 
     def resolve_request(self, request):
         """Django's ``resolve_request``, with the resource routes' match reused."""
@@ -266,12 +264,8 @@ class APIBridge(base.BaseHandler):
             body = await _read_body(receive)
         except _Disconnected:
             return
-        loop = asyncio.get_running_loop()
-        listcache.bind_loop(loop)
-        context = contextvars.copy_context()
-        status, headers, content = await loop.run_in_executor(
-            self.executor, context.run, self._respond, scope, body
-        )
+        listcache.bind_loop(asyncio.get_running_loop())
+        status, headers, content = await self.threads.call(self._respond, scope, body)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
 

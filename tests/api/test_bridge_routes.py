@@ -62,7 +62,7 @@ def _django(path: str):
 def bridge():
     bridge = APIBridge(threads=1)
     yield bridge
-    bridge.executor.shutdown()
+    bridge.threads.shutdown()
 
 
 def test_resource_routes_are_taken_from_the_api_urls(bridge) -> None:
