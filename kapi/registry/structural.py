@@ -129,12 +129,15 @@ def _prune(
                 unknown.append(_join(path, key))
                 del obj[key]
                 continue
-            _prune(obj[key], sub, crd, _join(path, key), unknown, False)
+            child = obj[key]
+            if isinstance(child, (dict, list)):  # nothing to prune in a scalar
+                _prune(child, sub, crd, _join(path, key), unknown, False)
     elif isinstance(obj, list):
         items = schema.get("items")
         if isinstance(items, dict):
             for index, item in enumerate(obj):
-                _prune(item, items, crd, f"{path}[{index}]", unknown, False)
+                if isinstance(item, (dict, list)):
+                    _prune(item, items, crd, f"{path}[{index}]", unknown, False)
 
 
 def _join(path: str, key: str) -> str:

@@ -133,24 +133,29 @@ class TypeSchema:
             return
         if isinstance(obj, dict):
             if self.is_struct:
+                props = self.node["properties"]
                 for key, value in list(obj.items()):
+                    if key in props and not isinstance(value, (dict, list)):
+                        continue  # a declared scalar: nothing in it to be unknown
                     path = f"{prefix}.{key}" if prefix else key
                     child = self.field(key)
-                    if not self.has_field(key) and child is None:
+                    if child is None:
                         out.append(path)
                         if prune:
                             del obj[key]
-                    elif child is not None:
+                    elif isinstance(value, (dict, list)):
                         child._unknown(value, path, out, prune)
             elif self.is_map:
                 child = self.field("")
                 if child is not None:
                     for key, value in obj.items():
-                        child._unknown(
-                            value, f"{prefix}.{key}" if prefix else key, out, prune
-                        )
+                        if isinstance(value, (dict, list)):
+                            child._unknown(
+                                value, f"{prefix}.{key}" if prefix else key, out, prune
+                            )
         elif isinstance(obj, list):
             child = self.items()
             if child is not None:
                 for i, value in enumerate(obj):
-                    child._unknown(value, f"{prefix}[{i}]", out, prune)
+                    if isinstance(value, (dict, list)):
+                        child._unknown(value, f"{prefix}[{i}]", out, prune)
