@@ -31,12 +31,12 @@ __all__ = ["application"]
 
 django.setup(set_prefix=False)
 
-from kapi.api.bridge import APIBridge, request_threads  # noqa: E402
+from kapi.api.bridge import APIBridge, request_threads_max  # noqa: E402
 from kapi.api.streaming import StreamingASGIHandler  # noqa: E402
 
 _asgi = StreamingASGIHandler()
 _api = APIBridge()
-_wsgi = WSGIMiddleware(get_wsgi_application(), workers=request_threads())
+_wsgi = WSGIMiddleware(get_wsgi_application(), workers=request_threads_max())
 startup.resume()
 
 

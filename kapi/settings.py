@@ -232,7 +232,7 @@ GIT_MAX_PUSH_BYTES = int(os.environ.get("KAPI_GIT_MAX_PUSH_BYTES", str(100 << 20
 GIT_HTTP_TIMEOUT_SECONDS = float(os.environ.get("KAPI_GIT_HTTP_TIMEOUT_SECONDS", "600"))
 # git http-backend processes at once per API process (more get 503 Retry-After):
 # a push's pre-receive hook calls back into the API, so this stays below the
-# request threads (KAPI_REQUEST_THREADS, 16).
+# threads that run git and the admin UI (KAPI_REQUEST_THREADS_MAX, 16).
 GIT_HTTP_CONCURRENCY = int(os.environ.get("KAPI_GIT_HTTP_CONCURRENCY", "4"))
 # A revision's unpacked tree (git stores identical files once: a small push can
 # unpack to a huge tree): larger ones are refused, not checked out.

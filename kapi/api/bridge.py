@@ -69,6 +69,7 @@ __all__ = [
     "APIBridge",
     "api_middleware",
     "request_threads",
+    "request_threads_max",
 ]
 
 #: The receivers of ``request_started`` / ``request_finished`` whose work the
@@ -86,8 +87,15 @@ _BROWSER_ONLY = "kapi.api.browser_only."
 
 
 def request_threads() -> int:
-    """Threads per API process serving finished requests (``KAPI_REQUEST_THREADS``)."""
-    return max(1, int(os.environ.get("KAPI_REQUEST_THREADS", "16")))
+    """Threads per API process running requests while they flow
+    (``KAPI_REQUEST_THREADS``; see ``kapi.api.threads``)."""
+    return max(1, int(os.environ.get("KAPI_REQUEST_THREADS", "4")))
+
+
+def request_threads_max() -> int:
+    """The most request threads an API process starts while requests are stuck
+    (``KAPI_REQUEST_THREADS_MAX``); also the threads of the admin UI and git."""
+    return max(request_threads(), int(os.environ.get("KAPI_REQUEST_THREADS_MAX", "16")))
 
 
 class _Disconnected(Exception):
@@ -213,7 +221,7 @@ class APIBridge(base.BaseHandler):
         self.lean_signals = _lean_signals()
         self._resource_patterns = _resource_patterns()
         self._resource_matches: list = [None] * len(self._resource_patterns)
-        self.threads = RequestThreads(threads or request_threads())
+        self.threads = RequestThreads(threads or request_threads(), most=request_threads_max())
 
     def resolve_request(self, request):
         """Django's ``resolve_request``, with the resource routes' match reused."""

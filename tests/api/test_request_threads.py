@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 
 import pytest
 
@@ -91,3 +92,56 @@ def test_no_thread_before_the_first_call_and_none_after_shutdown() -> None:
     assert running() == {"test-lazy_0", "test-lazy_1"}
     pool.shutdown()
     assert running() == set()
+
+
+def test_requests_stuck_behind_slow_ones_get_another_thread() -> None:
+    """Two threads both held by slow calls: a quick call still finishes
+    (the pool grows while nothing finishes), and the extra thread stops
+    once it has been idle."""
+    pool = RequestThreads(2, name="test-grow", most=4, stall_seconds=0.02, idle_seconds=0.2)
+    release = threading.Event()
+
+    async def main():
+        slow = [asyncio.ensure_future(pool.call(release.wait, 10)) for _ in range(2)]
+        quick = await asyncio.wait_for(pool.call(lambda: "quick"), 5)
+        grown = pool.size
+        release.set()
+        await asyncio.gather(*slow)
+        return quick, grown
+
+    try:
+        quick, grown = asyncio.run(main())
+        assert quick == "quick"
+        assert grown > 2  # one more, or two if the first was slow to start
+        deadline = time.monotonic() + 5
+        while pool.size > 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert pool.size == 2
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+def test_requests_that_flow_keep_the_pool_at_its_size() -> None:
+    """Many quick calls, sixteen at a time, on two threads: the queue is never
+    empty, but calls keep finishing, so no thread is added."""
+    pool = RequestThreads(2, name="test-flow", most=8, stall_seconds=1.0)
+
+    def work(n):
+        return sum(range(200)) + n
+
+    async def main():
+        gate = asyncio.Semaphore(16)
+
+        async def one(n):
+            async with gate:
+                return await pool.call(work, n)
+
+        return await asyncio.gather(*(one(n) for n in range(400)))
+
+    try:
+        answers = asyncio.run(main())
+        assert answers == [sum(range(200)) + n for n in range(400)]
+        assert pool.size == 2
+    finally:
+        pool.shutdown()
