@@ -17,28 +17,32 @@ create's namespace lookup.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from kbench_table import _find_kbench, run, warm_watch_caches
+import psycopg
+from kbench_table import _find_kbench, run, warm_watch_caches, write_kubeconfig
 
 _SCANS = "SELECT seq_scan, seq_tup_read FROM pg_stat_user_tables WHERE relname = 'kapi_object'"
 
 
-def _sql(data_dir: Path, statement: str) -> str:
-    return subprocess.run(
-        ["psql", "-h", str(data_dir / "postgres"), "-U", "postgres", "-d", "postgres", "-At", "-c", statement],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()
+def _connect(data_dir: Path) -> psycopg.Connection:
+    """The embedded PostgreSQL of ``data_dir`` (its unix socket)."""
+    return psycopg.connect(host=str(data_dir / "postgres"), user="postgres", dbname="postgres", autocommit=True)
+
+
+def _sql(data_dir: Path, statement: str) -> tuple:
+    """The first row of ``statement``."""
+    with _connect(data_dir) as conn:
+        return conn.execute(statement).fetchone()
 
 
 def _scans(data_dir: Path) -> tuple[int, int]:
     # A busy backend reports its statistics at most once a second, an idle
     # one within ten (PostgreSQL's PGSTAT_IDLE_INTERVAL).
     time.sleep(11)
-    scans, rows = _sql(data_dir, _SCANS).split("|")
+    scans, rows = _sql(data_dir, _SCANS)
     return int(scans), int(rows)
 
 
@@ -61,17 +65,13 @@ def main() -> int:
     args.quick = False
     args.out = None
     if not args.kubeconfig:
-        args.kubeconfig = str(args.data_dir / "kbench.kubeconfig")
-        text = subprocess.run(
-            [sys.executable, "manage.py", "kubeconfig", "--data-dir", str(args.data_dir)],
-            cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, check=True,
-        ).stdout
-        Path(args.kubeconfig).write_text(text)
+        args.kubeconfig = write_kubeconfig(args.data_dir)
     warm_watch_caches(args.kubeconfig)  # as kbench_table.py: every API process's cache reading
     extra = ["-n", str(args.objects), "-c", "16"]
     first = run(args, "create", extra)  # kbench deletes its namespace at the end
-    _sql(args.data_dir, "VACUUM (ANALYZE) kapi_object")
-    pages = _sql(args.data_dir, "SELECT relpages FROM pg_class WHERE relname = 'kapi_object'")
+    with _connect(args.data_dir) as conn:
+        conn.execute("VACUUM (ANALYZE) kapi_object")
+    (pages,) = _sql(args.data_dir, "SELECT relpages FROM pg_class WHERE relname = 'kapi_object'")
     before = _scans(args.data_dir)
     second = run(args, "create", extra)
     after = _scans(args.data_dir)

@@ -132,6 +132,18 @@ def run(args, bench: str, extra: list[str]) -> dict | None:
     return None
 
 
+def write_kubeconfig(data_dir: Path) -> str:
+    """The admin kubeconfig of the kapi serving ``data_dir``, written beside its
+    data as ``kbench.kubeconfig``; its path."""
+    path = data_dir / "kbench.kubeconfig"
+    text = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(data_dir)],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    path.write_text(text)
+    return str(path)
+
+
 def warm_watch_caches(kubeconfig: str, connections: int = 32) -> None:
     """A cached list (``resourceVersion=0``) on ``connections`` fresh
     connections: each API process takes its share of them (one listening
@@ -177,12 +189,7 @@ def main() -> int:
     if not Path(args.kbench).exists():
         parser.error(f"kbench not found at {args.kbench} (--kbench)")
     if not args.kubeconfig:
-        args.kubeconfig = str(Path(args.data_dir) / "kbench.kubeconfig")
-        text = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", args.data_dir],
-            capture_output=True, text=True, check=True,
-        ).stdout
-        Path(args.kubeconfig).write_text(text)
+        args.kubeconfig = write_kubeconfig(Path(args.data_dir))
     extra = {
         "create": ["-n", "2000", "-c", "16"],
         "update": ["-n", "500", "--ops", "2000", "-c", "16"],
