@@ -30,6 +30,7 @@ __all__ = [
     "ChangeEvent",
     "change_from_row",
     "changes_statement",
+    "collections_changes_statement",
     "conninfo",
     "fetch_changes",
 ]
@@ -159,6 +160,24 @@ def changes_statement(
         text = "".join(f" AND {s}" for s in scope)
         statement = _STATEMENTS[shape] = Statement("changes" + shape, CHANGES_SQL.format(scope=text))
     return statement, params
+
+
+def collections_changes_statement(collections: tuple[tuple[str, str], ...]) -> tuple[Statement, list[Any]]:
+    """The statement for the changes of any of ``collections`` ((group,
+    resource) pairs) and its scope parameter: the watch cache reads only the
+    collections it has channels for, as each of kube's cachers watches only
+    its own prefix in etcd."""
+    statement = _STATEMENTS.get("_collections")
+    if statement is None:
+        scope = """ AND (c."group" || '/' || c.resource) = ANY(%s::text[])"""
+        statement = _STATEMENTS["_collections"] = Statement("changes_collections", CHANGES_SQL.format(scope=scope))
+    return statement, [_text_array_literal(f"{group}/{resource}" for group, resource in collections)]
+
+
+def _text_array_literal(values) -> str:
+    """PostgreSQL's text form of a ``text[]``: every element quoted."""
+    quoted = ('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
+    return "{" + ",".join(quoted) + "}"
 
 
 def fetch_changes(

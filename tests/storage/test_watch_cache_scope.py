@@ -1,0 +1,141 @@
+"""The watch cache reads only the collections it has channels for
+(``kapi.storage.watchcache``), against the real PostgreSQL: the writes of
+other collections never reach the process, and a channel that opens while the
+listener is reading still gets every event above its floor."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.db import transaction
+from storage.conftest import GROUP
+
+from kapi.storage.interface import Key
+
+pytestmark = pytest.mark.usefixtures("storage")
+
+
+def _obj(name: str) -> dict:
+    return {
+        "apiVersion": f"{GROUP}/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, "namespace": "ns", "uid": str(uuid.uuid4())},
+    }
+
+
+def _rv(obj: dict) -> int:
+    return int(obj["metadata"]["resourceVersion"])
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An event loop in a thread of its own, as an API process runs the cache;
+    this thread writes through Django's connection meanwhile."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+    loop.close()
+
+
+def _on(loop: asyncio.AbstractEventLoop, fn):
+    async def run():
+        return fn()
+
+    return asyncio.run_coroutine_threadsafe(run(), loop).result(10)
+
+
+def _start(loop, cache) -> None:
+    asyncio.run_coroutine_threadsafe(cache.start(), loop).result(10)
+
+
+def _stop(loop, cache) -> None:
+    async def stop():
+        cache.shutdown()
+        cache._task.cancel()
+        try:
+            await cache._task
+        except asyncio.CancelledError:
+            pass
+
+    asyncio.run_coroutine_threadsafe(stop(), loop).result(10)
+
+
+def test_the_writes_of_collections_nobody_follows_are_not_read(storage, resource, loop) -> None:
+    from kapi.storage.watchcache import WatchCache
+
+    followed, other = resource, f"{resource}-other"
+    cache = WatchCache(poll_interval=0.05)
+    _start(loop, cache)
+    try:
+        channel = _on(loop, lambda: cache.channel(GROUP, followed))
+        written = []
+        for i in range(5):
+            written.append(storage.create(Key(GROUP, other, "ns", f"o{i}"), _obj(f"o{i}")))
+            written.append(storage.create(Key(GROUP, followed, "ns", f"f{i}"), _obj(f"f{i}")))
+        assert cache.wait_for_revision(max(map(_rv, written)), timeout=10)
+        events = _on(loop, lambda: [(e.name, e.revision) for e in channel.since(channel.offset)])
+        assert events == [(o["metadata"]["name"], _rv(o)) for o in written if o["metadata"]["name"][0] == "f"]
+        # The listener read the followed collection's rows and no others
+        # (other tests' writes are in collections of their own).
+        assert cache.stats["events"] == 5
+    finally:
+        _stop(loop, cache)
+
+
+def test_a_channel_opened_while_the_listener_reads_gets_every_event_above_its_floor(
+    storage, resource, loop
+) -> None:
+    from kapi.storage.watchcache import WatchCache
+
+    followed, opened = resource, f"{resource}-late"
+
+    class OpensAChannelMidRead(WatchCache):
+        """Opens the channel of ``opened`` once, just after the listener has
+        chosen which collections to read and before the rows come back, when
+        that read reaches ``target`` (as a watch can open it while the
+        listener awaits PostgreSQL)."""
+
+        target: int | None = None
+        horizon_seen = 0
+        late = None
+
+        async def _horizon(self, conn):
+            horizon, compacted = await super()._horizon(conn)
+            self.horizon_seen = max(self.horizon_seen, horizon or 0)
+            return horizon, compacted
+
+        def _statement(self, collections):
+            if self.late is None and self.target is not None and self.horizon_seen >= self.target:
+                self.late = self.channel(GROUP, opened)
+            return super()._statement(collections)
+
+    cache = OpensAChannelMidRead(poll_interval=0.05)
+    _start(loop, cache)
+    try:
+        _on(loop, lambda: cache.channel(GROUP, followed))
+        # One transaction: its writes reach the listener together, in one read.
+        with transaction.atomic():
+            written = [
+                storage.create(Key(GROUP, followed, "ns", "f0"), _obj("f0")),
+                storage.create(Key(GROUP, opened, "ns", "l0"), _obj("l0")),
+                storage.create(Key(GROUP, opened, "ns", "l1"), _obj("l1")),
+                storage.create(Key(GROUP, followed, "ns", "f1"), _obj("f1")),
+            ]
+            cache.target = max(map(_rv, written))
+        assert cache.wait_for_revision(cache.target, timeout=10)
+        late = cache.late
+        assert late is not None, "the channel opened during the read"
+        # Its floor is below the writes: it promises every later event of
+        # its collection, so the listener must read again with it.
+        assert late.floor < _rv(written[1])
+        events = _on(loop, lambda: [(e.name, e.revision) for e in late.since(late.offset)])
+        assert events == [("l0", _rv(written[1])), ("l1", _rv(written[2]))]
+    finally:
+        _stop(loop, cache)
