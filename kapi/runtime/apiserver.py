@@ -40,6 +40,7 @@ from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.server import Server
 from uvicorn.supervisors import multiprocess
 
+from kapi.runtime.affinity import pin_worker
 from kapi.runtime.endpoint import address_in_use
 from kapi.runtime.parent import follow_serve
 
@@ -135,8 +136,9 @@ class ReusePortConfig(Config):
 
 class ReusePortServer(Server):
     """A worker: listens on a socket of its own instead of the supervisor's,
-    and tells its connections when the shutdown starts (see
-    :func:`_closing_idle_connections`)."""
+    runs on a CPU of its own where the workers cover the CPUs
+    (:mod:`kapi.runtime.affinity`), and tells its connections when the
+    shutdown starts (see :func:`_closing_idle_connections`)."""
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         setattr(self.server_state, SHUTTING_DOWN, True)
@@ -144,6 +146,7 @@ class ReusePortServer(Server):
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
         config = self.config
+        pin_worker(config.workers)
         if sockets and isinstance(config, ReusePortConfig) and config.uds is None and config.fd is None:
             port = sockets[0].getsockname()[1]
             for inherited in sockets:

@@ -1,0 +1,92 @@
+"""API workers on CPUs of their own (``kapi.runtime.affinity``): workers of one
+supervisor take different CPUs in turn, a worker that dies frees its CPU for
+its replacement, ``auto`` pins only where the workers cover the CPUs, and
+``off`` leaves a worker free. The worker processes here are children of the
+test (their supervisor); the last test looks at a real ``serve``'s workers."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psutil
+from kapi_testserver import ROOT, KapiServer
+
+CPUS = sorted(os.sched_getaffinity(0))
+
+# A worker: pins itself, prints its CPU and its threads' affinities, then
+# holds its slot until its stdin closes.
+WORKER = """
+import os, sys, threading
+from kapi.runtime.affinity import pin_worker
+threading.Thread(target=threading.Event().wait, daemon=True).start()  # a thread made before
+cpu = pin_worker(int(sys.argv[1]))
+allowed = sorted({tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir("/proc/self/task")})
+print(cpu, allowed, flush=True)
+sys.stdin.read()
+"""
+
+
+@contextmanager
+def _worker(workers: int, mode: str) -> Iterator[tuple[int | None, list]]:
+    env = {**os.environ, "KAPI_API_CPU_AFFINITY": mode}
+    process = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(workers)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        cpu, allowed = process.stdout.readline().split(" ", 1)
+        yield (None if cpu == "None" else int(cpu)), ast.literal_eval(allowed)
+    finally:
+        process.stdin.close()
+        process.wait(10)
+
+
+def test_workers_take_cpus_in_turn_and_every_thread_follows() -> None:
+    with _worker(len(CPUS), "on") as (first, first_threads), _worker(len(CPUS), "on") as (second, second_threads):
+        assert first == CPUS[0]
+        assert second == CPUS[1 % len(CPUS)]
+        # Every thread of the worker, also one started before it pinned itself.
+        assert first_threads == [(first,)]
+        assert second_threads == [(second,)]
+
+
+def test_a_dead_workers_cpu_goes_to_its_replacement() -> None:
+    with _worker(len(CPUS), "on") as (first, _):
+        assert first == CPUS[0]
+    with _worker(len(CPUS), "on") as (replacement, _):
+        assert replacement == CPUS[0]
+
+
+def test_auto_pins_only_where_the_workers_cover_the_cpus() -> None:
+    with _worker(len(CPUS), "auto") as (cpu, threads):
+        assert cpu == CPUS[0] and threads == [(cpu,)]
+    if len(CPUS) > 1:
+        with _worker(len(CPUS) - 1, "auto") as (cpu, threads):
+            assert cpu is None and threads == [tuple(CPUS)]
+
+
+def test_off_leaves_the_worker_free() -> None:
+    with _worker(len(CPUS), "off") as (cpu, threads):
+        assert cpu is None and threads == [tuple(CPUS)]
+
+
+def test_serves_api_workers_run_on_cpus_of_their_own(kapi_server: KapiServer) -> None:
+    """The session's server (two workers): pinned to different CPUs when the
+    machine has no more than two, free otherwise."""
+    root = psutil.Process(kapi_server.process.pid)
+    workers = [p for p in root.children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+    assert len(workers) == 2
+    affinities = sorted(tuple(sorted(w.cpu_affinity())) for w in workers)
+    if len(CPUS) <= 2:
+        assert affinities == sorted((CPUS[i % len(CPUS)],) for i in range(2))
+    else:
+        assert affinities == [tuple(CPUS)] * 2
