@@ -10,9 +10,10 @@ form for encoding (cheaper than a deep copy).
 Rows are read in version order and only up to a *horizon* (see
 ``kapi/storage/postgres.py``): every version at or below it has committed or
 aborted, so reading ``(after, horizon]`` never skips a write that commits
-later. The same statements (``changes_statement``, through libpq) serve the
-per-process listener (asyncio, psycopg) and a watch catching up from the
-database (Django's connection).
+later. The same statements, through libpq, serve the per-process listener
+(asyncio, psycopg; ``collections_changes_statement``: the collections it
+follows) and a watch catching up from the database (Django's connection;
+``changes_statement``: one collection, or one namespace of it).
 """
 
 from __future__ import annotations
