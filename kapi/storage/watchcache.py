@@ -273,8 +273,6 @@ class WatchCache:
         self._ready: asyncio.Event | None = None
         self._stop_waiters: list[Callable[[], None]] = []
         self._readings = Readings()
-        #: (collections, statement, scope parameters) of the last change-log read.
-        self._scope: tuple | None = None
 
     # -- lifecycle ---------------------------------------------------------------
     async def start(self) -> None:
@@ -365,11 +363,8 @@ class WatchCache:
                 delay = min(delay * 2, 5.0)
 
     def _statement(self, collections: tuple[tuple[str, str], ...]) -> tuple[Statement, list]:
-        """The change-log read for ``collections`` (made again only when a
-        channel has opened since the last one)."""
-        if self._scope is None or self._scope[0] != collections:
-            self._scope = (collections, *collections_changes_statement(collections))
-        return self._scope[1], self._scope[2]
+        """The change-log read for ``collections`` and its scope parameters."""
+        return collections_changes_statement(collections)
 
     async def _horizon(self, conn) -> tuple[int | None, int]:
         """The horizon (None: no newer one is settled yet) and the compaction mark."""
@@ -391,9 +386,6 @@ class WatchCache:
             # their commits, and the poll comes anyway.
             return
         horizon = max(horizon, self.revision)
-        if self.revision == 0 and not self.channels:
-            # First read: start from now; watches reach back through the database.
-            self._advance(horizon)
         self.compacted = compacted
         if compacted > self.revision:
             # We fell behind compaction: history we have not read may be gone.
@@ -404,7 +396,9 @@ class WatchCache:
         while self.revision < horizon:
             collections = tuple(self.channels)
             if not collections:
-                self._advance(horizon)  # nobody here follows anything yet
+                # Nobody here follows anything yet (the first read too): start
+                # from now; watches reach back through the database.
+                self._advance(horizon)
                 break
             statement, scope = self._statement(collections)
             rows = await conn.wait(statement_rows(conn, statement, [self.revision, horizon, *scope, self.batch]))
