@@ -7,6 +7,7 @@ GROUP or groups ending in it, removed at the end of the session."""
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -37,3 +38,16 @@ def storage(django_db_modify_db_settings, django_db_blocker) -> Iterator[object]
 def resource(storage) -> str:
     """A resource (plural) no other test writes."""
     return f"widgets{next(_numbers)}"
+
+
+def widget(name: str, namespace: str = "", **data) -> dict:
+    """An object of GROUP to store (a fresh uid each time)."""
+    meta = {"name": name, "uid": str(uuid.uuid4())}
+    if namespace:
+        meta["namespace"] = namespace
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": meta, **data}
+
+
+def revision(obj: dict) -> int:
+    """A stored object's resourceVersion as a number."""
+    return int(obj["metadata"]["resourceVersion"])

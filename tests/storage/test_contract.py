@@ -16,6 +16,8 @@ import uuid
 
 import pytest
 from storage.conftest import GROUP
+from storage.conftest import revision as _rv
+from storage.conftest import widget as _obj
 
 from kapi.storage.errors import (
     KeyExists,
@@ -25,17 +27,6 @@ from kapi.storage.errors import (
     ResourceVersionExpired,
 )
 from kapi.storage.interface import Key, ListQuery, Preconditions
-
-
-def _obj(name: str, namespace: str = "", **data) -> dict:
-    meta = {"name": name, "uid": str(uuid.uuid4())}
-    if namespace:
-        meta["namespace"] = namespace
-    return {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": meta, **data}
-
-
-def _rv(obj: dict) -> int:
-    return int(obj["metadata"]["resourceVersion"])
 
 
 def _names(page) -> list[str]:

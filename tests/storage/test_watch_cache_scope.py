@@ -7,28 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from django.db import transaction
-from storage.conftest import GROUP
+from storage.conftest import GROUP, widget
+from storage.conftest import revision as _rv
 
 from kapi.storage.interface import Key
 
 pytestmark = pytest.mark.usefixtures("storage")
-
-
-def _obj(name: str) -> dict:
-    return {
-        "apiVersion": f"{GROUP}/v1",
-        "kind": "Widget",
-        "metadata": {"name": name, "namespace": "ns", "uid": str(uuid.uuid4())},
-    }
-
-
-def _rv(obj: dict) -> int:
-    return int(obj["metadata"]["resourceVersion"])
 
 
 @pytest.fixture
@@ -77,8 +65,8 @@ def test_the_writes_of_collections_nobody_follows_are_not_read(storage, resource
         channel = _on(loop, lambda: cache.channel(GROUP, followed))
         written = []
         for i in range(5):
-            written.append(storage.create(Key(GROUP, other, "ns", f"o{i}"), _obj(f"o{i}")))
-            written.append(storage.create(Key(GROUP, followed, "ns", f"f{i}"), _obj(f"f{i}")))
+            written.append(storage.create(Key(GROUP, other, "ns", f"o{i}"), widget(f"o{i}", "ns")))
+            written.append(storage.create(Key(GROUP, followed, "ns", f"f{i}"), widget(f"f{i}", "ns")))
         assert cache.wait_for_revision(max(map(_rv, written)), timeout=10)
         events = _on(loop, lambda: [(e.name, e.revision) for e in channel.since(channel.offset)])
         assert events == [(o["metadata"]["name"], _rv(o)) for o in written if o["metadata"]["name"][0] == "f"]
@@ -123,10 +111,10 @@ def test_a_channel_opened_while_the_listener_reads_gets_every_event_above_its_fl
         # One transaction: its writes reach the listener together, in one read.
         with transaction.atomic():
             written = [
-                storage.create(Key(GROUP, followed, "ns", "f0"), _obj("f0")),
-                storage.create(Key(GROUP, opened, "ns", "l0"), _obj("l0")),
-                storage.create(Key(GROUP, opened, "ns", "l1"), _obj("l1")),
-                storage.create(Key(GROUP, followed, "ns", "f1"), _obj("f1")),
+                storage.create(Key(GROUP, followed, "ns", "f0"), widget("f0", "ns")),
+                storage.create(Key(GROUP, opened, "ns", "l0"), widget("l0", "ns")),
+                storage.create(Key(GROUP, opened, "ns", "l1"), widget("l1", "ns")),
+                storage.create(Key(GROUP, followed, "ns", "f1"), widget("f1", "ns")),
             ]
             cache.target = max(map(_rv, written))
         assert cache.wait_for_revision(cache.target, timeout=10)
