@@ -51,7 +51,12 @@ import threading
 from collections.abc import Callable
 
 from kapi.observability import metrics
-from kapi.storage.backend.statements import Statement, statement_rows
+from kapi.storage.backend.statements import (
+    GENERIC_PLANS,
+    PREPARE,
+    Statement,
+    statement_rows,
+)
 from kapi.storage.changes import (
     ChangeEvent,
     change_from_row,
@@ -343,6 +348,8 @@ class WatchCache:
                     self._connect(), autocommit=True
                 ) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    if PREPARE:
+                        await conn.execute(GENERIC_PLANS)
                     await self._pump(conn)
                     self._ready.set()
                     delay = 0.1

@@ -92,3 +92,21 @@ def test_database_errors_are_djangos(storage, resource) -> None:
         storage.get(Key(GROUP, resource, "ns", "a"))
     connection.close()  # what the bridge does with a connection that failed
     assert storage.create(Key(GROUP, resource, "ns", "a"), _obj("a"))["metadata"]["name"] == "a"
+
+
+def test_statements_run_one_generic_plan(storage, resource) -> None:
+    """Planned once per connection, whatever the values and the statistics:
+    a custom plan per execution cost planning time on every write, and with
+    stale statistics picked a scan of the whole namespace for a lookup by key."""
+    connection.close()  # a connection set up as the server's are
+    for i in range(8):
+        key = Key(GROUP, resource, f"ns{i}", "w")
+        created = storage.create(key, _obj("w"))
+        storage.update(key, storage.get(key), int(created["metadata"]["resourceVersion"]))
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE name IN ('kapi_get', 'kapi_update')"
+        )
+        plans = {name: (generic, custom) for name, generic, custom in cur.fetchall()}
+    assert plans == {"kapi_get": (8, 0), "kapi_update": (8, 0)}

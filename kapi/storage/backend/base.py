@@ -20,7 +20,12 @@ from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.utils.asyncio import async_unsafe
 from psycopg.pq import Format
 
-from kapi.storage.backend.statements import PREPARE, Statement, statement_rows
+from kapi.storage.backend.statements import (
+    GENERIC_PLANS,
+    PREPARE,
+    Statement,
+    statement_rows,
+)
 
 __all__ = ["FAIL_FAST_SECONDS", "DatabaseWrapper"]
 
@@ -49,6 +54,17 @@ class DatabaseWrapper(base.DatabaseWrapper):
             with _lock:
                 _down_until = time.monotonic() + FAIL_FAST_SECONDS
             raise
+
+    def _configure_connection(self, connection) -> bool:
+        """Django's set-up of a new connection (pooled or not), and generic
+        plans for the statements storage prepares on it (``GENERIC_PLANS``).
+        True: the caller commits (a connection outside the pool may not be in
+        autocommit yet)."""
+        commit = super()._configure_connection(connection)
+        if PREPARE:
+            connection.execute(GENERIC_PLANS)
+            commit = True
+        return commit
 
     @async_unsafe
     def prepared_cursor(self):
