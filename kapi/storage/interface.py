@@ -309,6 +309,13 @@ class Storage(ABC):
         page = self.list(ListQuery(group=group, resource=resource))
         return hash(tuple(int(o["metadata"]["resourceVersion"]) for o in page.items))
 
+    def recent(self, key: Key) -> Object | None:
+        """A recent state of the object at ``key`` that costs no read of the
+        database (a private copy), or None. It may be stale: ``guaranteed_update``
+        tries it first and reads only when it turns out not to be current, as
+        kube's GuaranteedUpdate starts from the cacher's copy. None here."""
+        return None
+
     def guaranteed_update(
         self,
         key: Key,
@@ -322,19 +329,39 @@ class Storage(ABC):
         returns the object to store; it raises to abort. When ``preconditions``
         carries a resourceVersion, a race is the caller's conflict and is not
         retried (kube's GuaranteedUpdate).
+
+        The first attempt starts from :meth:`recent` when it knows the object.
+        The compare-and-swap keeps a stale start from being written; any other
+        outcome of a stale start (an error, a precondition, or nothing to write
+        said by raising) is decided again on the state read from the database,
+        unless that turns out to be the same version, as kube does with a
+        cached object (``origStateIsCurrent``).
         """
         from kapi.storage.errors import ResourceVersionConflict
 
+        current = self.recent(key)
+        fresh = current is None
         for _ in range(attempts):
-            current = self.get(key)
-            check_preconditions(key, current, preconditions)
+            if current is None:
+                current = self.get(key)
             revision = int(current["metadata"]["resourceVersion"])
-            updated = try_update(current)
+            try:
+                check_preconditions(key, current, preconditions)
+                updated = try_update(current)
+            except Exception:
+                if fresh:
+                    raise
+                current = self.get(key)
+                if int(current["metadata"]["resourceVersion"]) == revision:
+                    raise  # the recent state was the current one
+                fresh = True
+                continue
             try:
                 return self.update(key, updated, revision)
             except ResourceVersionConflict:
-                if preconditions and preconditions.resource_version is not None:
+                if fresh and preconditions and preconditions.resource_version is not None:
                     raise
+                current, fresh = None, True
         raise ResourceVersionConflict(key, "too many concurrent updates")
 
     def guaranteed_delete(

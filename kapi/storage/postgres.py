@@ -262,6 +262,19 @@ class PostgresStorage(SummaryReads, Storage):
         group, resource, namespace, name, revision, data = row
         return Key(group, resource, namespace, name), _stamp(data, revision)
 
+    def recent(self, key: Key) -> Object | None:
+        # The change this process's watch cache last read of the object; when
+        # it keeps none, it follows the collection from now on, for the next
+        # update (an object is seldom updated once).
+        from kapi.storage.watchcache import watch_cache
+
+        cache = watch_cache()
+        event = cache.latest(key.group, key.resource, key.namespace, key.name)
+        if event is None:
+            cache.follow(key.group, key.resource)
+            return None
+        return _stamp(event.raw, event.revision)
+
     def update(self, key: Key, obj: Object, expected_revision: int) -> Object:
         data, labels = _strip(obj)
         rows = _rows(_UPDATE, [data, labels, key.group, key.resource, key.namespace, key.name, expected_revision])

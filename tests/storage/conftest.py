@@ -6,7 +6,9 @@ GROUP or groups ending in it, removed at the end of the session."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import threading
 import uuid
 from collections.abc import Iterator
 
@@ -51,3 +53,42 @@ def widget(name: str, namespace: str = "", **data) -> dict:
 def revision(obj: dict) -> int:
     """A stored object's resourceVersion as a number."""
     return int(obj["metadata"]["resourceVersion"])
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An event loop in a thread of its own, as an API process runs the cache;
+    this thread writes through Django's connection meanwhile."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+    loop.close()
+
+
+def on_loop(loop: asyncio.AbstractEventLoop, fn):
+    """``fn()`` run on ``loop`` (where a watch cache's channels change)."""
+    async def run():
+        return fn()
+
+    return asyncio.run_coroutine_threadsafe(run(), loop).result(10)
+
+
+def start_cache(loop, cache) -> None:
+    """Start a watch cache's listener on ``loop``."""
+    asyncio.run_coroutine_threadsafe(cache.start(), loop).result(10)
+
+
+def stop_cache(loop, cache) -> None:
+    """Stop the listener ``start_cache`` started."""
+    async def stop():
+        cache.shutdown()
+        cache._task.cancel()
+        try:
+            await cache._task
+        except asyncio.CancelledError:
+            pass
+
+    asyncio.run_coroutine_threadsafe(stop(), loop).result(10)

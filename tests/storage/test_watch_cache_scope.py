@@ -5,13 +5,9 @@ listener is reading still gets every event above its floor."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Iterator
-
 import pytest
 from django.db import transaction
-from storage.conftest import GROUP, widget
+from storage.conftest import GROUP, on_loop, start_cache, stop_cache, widget
 from storage.conftest import revision as _rv
 
 from kapi.storage.interface import Key
@@ -19,62 +15,26 @@ from kapi.storage.interface import Key
 pytestmark = pytest.mark.usefixtures("storage")
 
 
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """An event loop in a thread of its own, as an API process runs the cache;
-    this thread writes through Django's connection meanwhile."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    yield loop
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
-    loop.close()
-
-
-def _on(loop: asyncio.AbstractEventLoop, fn):
-    async def run():
-        return fn()
-
-    return asyncio.run_coroutine_threadsafe(run(), loop).result(10)
-
-
-def _start(loop, cache) -> None:
-    asyncio.run_coroutine_threadsafe(cache.start(), loop).result(10)
-
-
-def _stop(loop, cache) -> None:
-    async def stop():
-        cache.shutdown()
-        cache._task.cancel()
-        try:
-            await cache._task
-        except asyncio.CancelledError:
-            pass
-
-    asyncio.run_coroutine_threadsafe(stop(), loop).result(10)
-
-
 def test_the_writes_of_collections_nobody_follows_are_not_read(storage, resource, loop) -> None:
     from kapi.storage.watchcache import WatchCache
 
     followed, other = resource, f"{resource}-other"
     cache = WatchCache(poll_interval=0.05)
-    _start(loop, cache)
+    start_cache(loop, cache)
     try:
-        channel = _on(loop, lambda: cache.channel(GROUP, followed))
+        channel = on_loop(loop, lambda: cache.channel(GROUP, followed))
         written = []
         for i in range(5):
             written.append(storage.create(Key(GROUP, other, "ns", f"o{i}"), widget(f"o{i}", "ns")))
             written.append(storage.create(Key(GROUP, followed, "ns", f"f{i}"), widget(f"f{i}", "ns")))
         assert cache.wait_for_revision(max(map(_rv, written)), timeout=10)
-        events = _on(loop, lambda: [(e.name, e.revision) for e in channel.since(channel.offset)])
+        events = on_loop(loop, lambda: [(e.name, e.revision) for e in channel.since(channel.offset)])
         assert events == [(o["metadata"]["name"], _rv(o)) for o in written if o["metadata"]["name"][0] == "f"]
         # The listener read the followed collection's rows and no others
         # (other tests' writes are in collections of their own).
         assert cache.stats["events"] == 5
     finally:
-        _stop(loop, cache)
+        stop_cache(loop, cache)
 
 
 def test_a_channel_opened_while_the_listener_reads_gets_every_event_above_its_floor(
@@ -105,9 +65,9 @@ def test_a_channel_opened_while_the_listener_reads_gets_every_event_above_its_fl
             return super()._statement(collections)
 
     cache = OpensAChannelMidRead(poll_interval=0.05)
-    _start(loop, cache)
+    start_cache(loop, cache)
     try:
-        _on(loop, lambda: cache.channel(GROUP, followed))
+        on_loop(loop, lambda: cache.channel(GROUP, followed))
         # One transaction: its writes reach the listener together, in one read.
         with transaction.atomic():
             written = [
@@ -123,7 +83,7 @@ def test_a_channel_opened_while_the_listener_reads_gets_every_event_above_its_fl
         # Its floor is below the writes: it promises every later event of
         # its collection, so the listener must read again with it.
         assert late.floor < _rv(written[1])
-        events = _on(loop, lambda: [(e.name, e.revision) for e in late.since(late.offset)])
+        events = on_loop(loop, lambda: [(e.name, e.revision) for e in late.since(late.offset)])
         assert events == [("l0", _rv(written[1])), ("l1", _rv(written[2]))]
     finally:
-        _stop(loop, cache)
+        stop_cache(loop, cache)
