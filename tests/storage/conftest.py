@@ -55,6 +55,38 @@ def revision(obj: dict) -> int:
     return int(obj["metadata"]["resourceVersion"])
 
 
+def key_lookup_plan(table: str = "kapi_object") -> str:
+    """EXPLAIN of a prepared lookup by key on ``table`` as storage runs it
+    (a generic plan, ``kapi.storage.backend.statements.GENERIC_PLANS``)."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SHOW plan_cache_mode")
+        (mode,) = cur.fetchone()
+        cur.execute("SET plan_cache_mode = force_generic_plan")
+        try:
+            cur.execute(
+                f"PREPARE kapi_test_lookup(text, text, text, text) AS SELECT resource_version, data FROM {table}"
+                ' WHERE "group" = $1 AND resource = $2 AND namespace = $3 AND name = $4'
+            )
+            cur.execute("EXPLAIN EXECUTE kapi_test_lookup('', 'namespaces', '', 'default')")
+            return "\n".join(line for (line,) in cur.fetchall())
+        finally:
+            cur.execute("DEALLOCATE kapi_test_lookup")
+            cur.execute(f"SET plan_cache_mode = {mode}")
+
+
+def finds_by_the_whole_key(plan: str) -> bool:
+    """Whether ``plan`` reaches the row through an index on all of the key
+    (not a scan of the table, nor of a namespace with the rest as a filter)."""
+    conditions = [line for line in plan.splitlines() if "Index Cond" in line]
+    return (
+        "Seq Scan" not in plan
+        and "Filter" not in plan
+        and any(all(f"({column})" in line for column in ('"group"', "resource", "namespace", "name")) for line in conditions)
+    )
+
+
 @pytest.fixture
 def loop() -> Iterator[asyncio.AbstractEventLoop]:
     """An event loop in a thread of its own, as an API process runs the cache;

@@ -32,10 +32,11 @@ PREPARE = os.environ.get("KAPI_DB_PREPARE", "1") != "0"
 #: execution until a generic one looks no dearer) only costs planning, about a
 #: tenth of the database's CPU per write; and with statistics taken when a
 #: table was nearly empty (just after a namespace was purged), the custom plan
-#: for a lookup by key picked a bitmap scan of ``kapi_object_namespace``: it
-#: read every object of the namespace (357 buffers, against 2 to 5 through the
-#: key) for each get and update. A generic plan takes the unique key whatever
-#: the statistics say.
+#: for a lookup by key picked a bitmap scan of the namespace index (one column
+#: before migration 0014): it read every object of the namespace (357 buffers,
+#: against 2 to 5 through the key) for each get and update. The generic plan
+#: is made once per connection, and again when autoanalyze changes the table's
+#: statistics.
 GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
 
 _OK = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
