@@ -7,6 +7,7 @@ the ``VersionedSet`` it owns, plus the time of each manager's last change.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,9 @@ class Managed:
         )
 
 
+# Both below are pure and run for every entry of every write (decoding,
+# encoding, capping); the managers of a server are few: cached.
+@functools.lru_cache(maxsize=1024)
 def manager_identifier(
     manager: str, operation: str, api_version: str, subresource: str = ""
 ) -> str:
@@ -58,11 +62,16 @@ def manager_identifier(
 
 
 def parse_identifier(identifier: str) -> dict[str, str]:
+    return dict(_parsed_identifier(identifier))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_identifier(identifier: str) -> tuple[tuple[str, Any], ...]:
     try:
         out = json.loads(identifier)
-        return out if isinstance(out, dict) else {"manager": identifier}
     except ValueError:
-        return {"manager": identifier}
+        return (("manager", identifier),)
+    return tuple(out.items()) if isinstance(out, dict) else (("manager", identifier),)
 
 
 def is_reset(entries: Any) -> bool:

@@ -7,6 +7,7 @@ applier's time when the object changed.
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 from kapi.fieldmanager.interface import Wrapper
@@ -17,8 +18,17 @@ __all__ = ["ManagedFieldsUpdater", "now"]
 _SELF = "current-operation"
 
 
+_formatted: tuple[int, str] = (0, "")
+
+
 def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time of a managedFields entry: whole seconds, formatted once per second."""
+    global _formatted
+    second = int(time.time())
+    cached = _formatted
+    if cached[0] != second:
+        cached = _formatted = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return cached[1]
 
 
 class ManagedFieldsUpdater(Wrapper):
