@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import fcntl
+import functools
 import hashlib
 import hmac
 import io
@@ -64,7 +65,12 @@ class TokenUser:
 
 def token_file_path() -> Path:
     """``KAPI_TOKEN_AUTH_FILE`` if set, else ``<data dir>/tokens.csv``."""
-    override = os.environ.get("KAPI_TOKEN_AUTH_FILE")
+    return _token_file_path(os.environ.get("KAPI_TOKEN_AUTH_FILE"), os.environ.get("KAPI_DATA_DIR"))
+
+
+@functools.lru_cache(maxsize=8)
+def _token_file_path(override: str | None, data_dir: str | None) -> Path:
+    # Every request asks (bearer tokens): made once per setting.
     if override:
         return Path(override).resolve()
     return config.data_dir() / "tokens.csv"
@@ -94,8 +100,9 @@ def parse_tokens(text: str, *, source: str = "token file") -> dict[str, TokenUse
     return tokens
 
 
-# path -> (stat key, tokens, index by sha256 of the token)
-_cache: dict[Path, tuple[tuple[int, int, int], dict[str, TokenUser], dict]] = {}
+# path -> (stat key, tokens, index by sha256 of the token); keyed by the
+# path's text, which hashes without pathlib's work
+_cache: dict[str, tuple[tuple[int, int, int], dict[str, TokenUser], dict]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -107,16 +114,17 @@ def load_tokens(path: Path | str) -> dict[str, TokenUser]:
 def _load(
     path: Path,
 ) -> tuple[dict[str, TokenUser], dict[bytes, tuple[str, TokenUser]]]:
-    st = path.stat()
+    name = str(path)
+    st = os.stat(name)
     key = (st.st_mtime_ns, st.st_size, st.st_ino)
     with _cache_lock:
-        cached = _cache.get(path)
+        cached = _cache.get(name)
         if cached and cached[0] == key:
             return cached[1], cached[2]
-    tokens = parse_tokens(path.read_text(), source=str(path))
+    tokens = parse_tokens(path.read_text(), source=name)
     index = {_digest(t): (t, user) for t, user in tokens.items()}
     with _cache_lock:
-        _cache[path] = (key, tokens, index)
+        _cache[name] = (key, tokens, index)
     return tokens, index
 
 
