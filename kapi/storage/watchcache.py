@@ -8,12 +8,12 @@ version order and appends them to a :class:`Channel` per stored resource. It
 reads only the resources it has channels for (somebody here watches them,
 caches their lists, guards watches with them or updates them: an update starts
 from the change last read of its object, :meth:`WatchCache.latest`, instead of
-reading the row): the rest of the log is nothing to this process. Reading every write's JSON, and an update's previous
-state too, cost PostgreSQL 160-173 us per read of 8 changes in every API
-process, against 47-50 us for one followed collection
-(``bench/listener_read.py``). It
-also polls every ``KAPI_WATCH_POLL_SECONDS`` (default 0.25 s), so a lost hint
-costs latency, never an event. Every process does the same, so writes made
+reading the row): the rest of the log is nothing to this process. Reading
+every write's JSON, and an update's previous state too, cost PostgreSQL
+160-173 us per read of 8 changes in every API process, against 47-50 us for
+one followed collection (``bench/listener_read.py``). It also polls every
+``KAPI_WATCH_POLL_SECONDS`` (default 0.25 s), so a lost hint costs latency,
+never an event. Every process does the same, so writes made
 through any process reach the watchers of all of them.
 
 A channel is a bounded, ordered buffer of recent events that its watchers read
