@@ -34,30 +34,53 @@ __all__ = [
     "collections_changes_statement",
     "conninfo",
     "fetch_changes",
+    "previous_states_statement",
 ]
 
 Object = dict[str, Any]
 
-#: Change rows in ``(after, upto]``, in version order, with the key's previous
-#: state for MODIFIED (for DELETED the row itself holds the last state). The
-#: previous state is a subquery inside CASE so that PostgreSQL looks it up for
-#: MODIFIED rows only (a LEFT JOIN LATERAL probed the index for every row and
-#: dropped the result for the others).
-CHANGES_SQL = """
-SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
-       c.data::text,
-       CASE WHEN c.type = 'MODIFIED' THEN (
+#: The key's previous state for a MODIFIED row ``c`` (for DELETED the row
+#: itself holds the last state): a subquery inside CASE so that PostgreSQL
+#: looks it up for MODIFIED rows only (a LEFT JOIN LATERAL probed the index for
+#: every row and dropped the result for the others).
+PREVIOUS_STATE = """CASE WHEN c.type = 'MODIFIED' THEN (
          SELECT q.data::text FROM kapi_change q
          WHERE q."group" = c."group" AND q.resource = c.resource
            AND q.namespace = c.namespace AND q.name = c.name
            AND q.resource_version < c.resource_version
          ORDER BY q.resource_version DESC LIMIT 1
-       ) END
+       ) END"""
+
+_CHANGES = """
+SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
+       c.data::text,
+       {previous}
 FROM kapi_change c
-WHERE c.resource_version > %s AND c.resource_version <= %s{scope}
+WHERE c.resource_version > %s AND c.resource_version <= %s{{scope}}
 ORDER BY c.resource_version
 LIMIT %s
 """
+
+#: Change rows in ``(after, upto]``, in version order, with the key's
+#: previous state for MODIFIED.
+CHANGES_SQL = _CHANGES.format(previous=PREVIOUS_STATE)
+
+#: The same rows without the previous states, for the watch cache's listener:
+#: its channels know most of them already (``Channel.fill_previous``) and it
+#: asks for the others with ``previous_states_statement``.
+_CHANGES_WITHOUT_PREVIOUS = _CHANGES.format(previous="NULL::text")
+
+#: The state before each of the writes given as arrays of resourceVersion,
+#: group, resource, namespace and name (NULL where the log no longer has one).
+_PREVIOUS_STATES = Statement("previous_states", """
+SELECT m.rv, (
+  SELECT q.data::text FROM kapi_change q
+  WHERE q."group" = m.g AND q.resource = m.r AND q.namespace = m.ns AND q.name = m.n
+    AND q.resource_version < m.rv
+  ORDER BY q.resource_version DESC LIMIT 1
+)
+FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[]) AS m(rv, g, r, ns, n)
+""")
 
 
 class ChangeEvent:
@@ -167,12 +190,26 @@ def collections_changes_statement(collections: tuple[tuple[str, str], ...]) -> t
     """The statement for the changes of any of ``collections`` ((group,
     resource) pairs) and its scope parameter: the watch cache reads only the
     collections it has channels for, as each of kube's cachers watches only
-    its own prefix in etcd."""
+    its own prefix in etcd. Its rows carry no previous states (None)."""
     statement = _STATEMENTS.get("_collections")
     if statement is None:
         scope = """ AND (c."group" || '/' || c.resource) = ANY(%s::text[])"""
-        statement = _STATEMENTS["_collections"] = Statement("changes_collections", CHANGES_SQL.format(scope=scope))
+        statement = _STATEMENTS["_collections"] = Statement(
+            "changes_collections", _CHANGES_WITHOUT_PREVIOUS.format(scope=scope)
+        )
     return statement, [_text_array_literal(f"{group}/{resource}" for group, resource in collections)]
+
+
+def previous_states_statement(events: list[ChangeEvent]) -> tuple[Statement, list[Any]]:
+    """The statement for the previous states of ``events`` and its
+    parameters; its rows are (resourceVersion, previous state's JSON or None)."""
+    return _PREVIOUS_STATES, [
+        "{" + ",".join(str(e.revision) for e in events) + "}",
+        _text_array_literal(e.group for e in events),
+        _text_array_literal(e.resource for e in events),
+        _text_array_literal(e.namespace for e in events),
+        _text_array_literal(e.name for e in events),
+    ]
 
 
 def _text_array_literal(values) -> str:

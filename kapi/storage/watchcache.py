@@ -63,6 +63,7 @@ from kapi.storage.changes import (
     change_from_row,
     collections_changes_statement,
     conninfo,
+    previous_states_statement,
 )
 from kapi.storage.notify import CHANNEL
 
@@ -155,7 +156,9 @@ class Channel:
 
     ``latest`` maps (namespace, name) to the newest event of each object that
     still exists, among those in ``events``: what writes start from before they
-    read the database (``Storage.recent``). It holds no object of its own.
+    read the database (``Storage.recent``), and the previous state of the
+    object's next MODIFIED event (:meth:`fill_previous`). It holds no object of
+    its own.
     """
 
     def __init__(self, floor: int, capacity: int) -> None:
@@ -186,6 +189,26 @@ class Channel:
         if position < self.offset:
             return None
         return self.events[position - self.offset :]
+
+    def fill_previous(self, batch: list[ChangeEvent]) -> list[ChangeEvent]:
+        """Give each MODIFIED event of ``batch`` (the next to publish, in
+        order) without a previous state the state of the object's event before
+        it, when this channel holds that one; returns the events left without.
+        The channel has every event of its collection above its floor, so the
+        newest one it holds of an object is the one right before."""
+        latest = self.latest
+        newer: dict[tuple[str, str], ChangeEvent | None] = {}
+        missing = []
+        for event in batch:
+            key = (event.namespace, event.name)
+            if event.type == "MODIFIED" and event.prev_raw is None:
+                before = newer[key] if key in newer else latest.get(key)
+                if before is None:
+                    missing.append(event)
+                else:
+                    event.prev_raw = before.raw
+            newer[key] = None if event.type == "DELETED" else event
+        return missing
 
     def publish(self, batch: list[ChangeEvent]) -> None:
         self.events.extend(batch)
@@ -288,7 +311,9 @@ class WatchCache:
         self.compacted = 0
         self.channels: dict[tuple[str, str], Channel] = {}
         self.stopping = False
-        self.stats = {"watchers": 0, "overflows": 0, "events": 0, "reads": 0, "notifies": 0, "pumps": 0}
+        self.stats = {
+            "watchers": 0, "overflows": 0, "events": 0, "reads": 0, "previous_reads": 0, "notifies": 0, "pumps": 0,
+        }
         self._task: asyncio.Task | None = None
         #: The event loop the listener runs on (set by ``start``).
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -424,6 +449,15 @@ class WatchCache:
         ((horizon, compacted),) = await conn.wait(statement_rows(conn, _HORIZON, [10000]))
         return int(horizon), int(compacted)
 
+    async def _read_previous(self, conn, events: list[ChangeEvent]) -> None:
+        """The previous states of ``events`` from the change log (objects this
+        process has not seen change since it followed their collection)."""
+        self.stats["previous_reads"] += 1
+        statement, params = previous_states_statement(events)
+        states = {int(rv): prev for rv, prev in await conn.wait(statement_rows(conn, statement, params))}
+        for event in events:
+            event.prev_raw = states.get(event.revision)
+
     async def _pump(self, conn) -> None:
         """Publish every change up to the current horizon."""
         horizon, compacted = await self._horizon(conn)
@@ -458,6 +492,9 @@ class WatchCache:
                 event = change_from_row(row)
                 by_channel.setdefault((event.group, event.resource), []).append(event)
             self.stats["events"] += len(rows)
+            missing = [e for key, events in by_channel.items() for e in self.channels[key].fill_previous(events)]
+            if missing:
+                await self._read_previous(conn, missing)
             upto = int(rows[-1][0]) if len(rows) == self.batch else horizon
             for key, events in by_channel.items():
                 metrics.WATCH_CACHE_EVENTS_RECEIVED.labels(*key).inc(len(events))
