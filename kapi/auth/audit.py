@@ -15,6 +15,7 @@ never interleave.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from datetime import UTC, datetime
@@ -36,7 +37,13 @@ _files: dict[Path, AuditFile] = {}
 
 
 def audit_path() -> Path | None:
-    override = os.environ.get("KAPI_AUDIT_LOG")
+    """``KAPI_AUDIT_LOG`` (``-``: no audit log), else ``<data dir>/audit.log``."""
+    return _audit_path(os.environ.get("KAPI_AUDIT_LOG"), os.environ.get("KAPI_DATA_DIR"))
+
+
+@functools.lru_cache(maxsize=8)
+def _audit_path(override: str | None, data_dir: str | None) -> Path | None:
+    # Every write asks: made once per setting (one Path, whose hash is then kept).
     if override == "-":
         return None
     if override:
