@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import multiprocessing
 import socket
 import sys
 
@@ -42,7 +43,7 @@ from uvicorn.supervisors import multiprocess
 
 from kapi.runtime.affinity import pin_worker
 from kapi.runtime.endpoint import address_in_use
-from kapi.runtime.parent import follow_serve
+from kapi.runtime.parent import follow_parent, follow_serve
 
 __all__ = ["ReusePortConfig", "ReusePortServer", "main"]
 
@@ -135,8 +136,9 @@ class ReusePortConfig(Config):
 
 
 class ReusePortServer(Server):
-    """A worker: listens on a socket of its own instead of the supervisor's,
-    runs on a CPU of its own where the workers cover the CPUs
+    """A worker: stops when its supervisor dies, listens on a socket of its
+    own instead of the supervisor's, runs on a CPU of its own where the
+    workers cover the CPUs
     (:mod:`kapi.runtime.affinity`), and tells its connections when the
     shutdown starts (see :func:`_closing_idle_connections`)."""
 
@@ -146,6 +148,9 @@ class ReusePortServer(Server):
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
         config = self.config
+        supervisor = multiprocessing.parent_process()
+        if supervisor is not None and supervisor.pid is not None:
+            follow_parent(supervisor.pid)  # killed outright, it cannot stop us
         pin_worker(config.workers)
         if sockets and isinstance(config, ReusePortConfig) and config.uds is None and config.fd is None:
             port = sockets[0].getsockname()[1]

@@ -7,8 +7,10 @@ API server went on answering on the port and Celery went on working, with no
 supervisor, until someone found them. Each child's main process asks Linux
 for SIGTERM when its parent dies (``PR_SET_PDEATHSIG``) and then runs its own
 graceful shutdown; ``serve`` names itself in ``KAPI_SERVE_PID`` so that only
-its direct children ask (an API worker or a Celery pool process is a
-grandchild and stops with its own parent). The embedded PostgreSQL and Redis
+its direct children ask. An API worker is a grandchild: it asks the same of
+the API server's supervisor (:func:`follow_parent`), which uvicorn's own
+supervision does not give it (a supervisor killed outright left its workers
+answering on the port). A Celery pool process stops with its own parent. The embedded PostgreSQL and Redis
 daemons are not children of ``serve`` by then and are left running: the next
 ``serve`` on the same data directory reuses the PostgreSQL server and stops
 the stale Redis before it starts its own (``embedded.start_redis``).
@@ -21,12 +23,24 @@ import os
 import signal
 import sys
 
-__all__ = ["SERVE_PID", "follow_serve"]
+__all__ = ["SERVE_PID", "follow_parent", "follow_serve"]
 
 #: The environment variable naming the ``serve`` process to follow.
 SERVE_PID = "KAPI_SERVE_PID"
 
 _PR_SET_PDEATHSIG = 1
+
+
+def follow_parent(parent: int) -> None:
+    """Get SIGTERM when ``parent``, the process that started this one, dies;
+    SIGTERM at once if it already has (this one was handed to another)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def follow_serve() -> None:

@@ -246,6 +246,32 @@ def test_killed_serve_takes_its_api_server_and_celery_with_it(served_dir: Path) 
         psutil.wait_procs(daemons, timeout=10)
 
 
+def test_api_workers_stop_when_their_supervisor_is_killed_with_serve(served_dir: Path) -> None:
+    """serve and the API server's supervisor both killed outright (the OOM
+    killer, ``kill -9`` of the group): nobody is left to stop the workers, so
+    they stop themselves instead of answering on the port unsupervised."""
+    server = start_server(served_dir)
+    procs = server_processes(server)
+    port = urllib.parse.urlsplit(server.url).port
+    try:
+        supervisor = next(p for p in procs if "kapi.runtime.apiserver" in " ".join(p.cmdline()))
+        workers = [p for p in supervisor.children() if "spawn_main" in " ".join(p.cmdline())]
+        assert len(workers) == 2
+        supervisor.send_signal(signal.SIGKILL)
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while leftover_processes(workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert leftover_processes(workers) == []
+        assert endpoint.address_in_use("127.0.0.1", port) is None
+    finally:
+        for p in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.kill()
+        psutil.wait_procs(procs, timeout=10)
+
+
 @pytest.fixture
 def external_postgres(fresh_data_dir: Path):
     """A PostgreSQL that is not serve's own: a second pgserver instance."""
