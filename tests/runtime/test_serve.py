@@ -191,6 +191,22 @@ def test_restart_keeps_data_ca_and_token(fresh_data_dir: Path) -> None:
         stop_server(server)
 
 
+def _still_running(procs: list[psutil.Process], after: float) -> list[str]:
+    """Those of ``procs`` still running once they have had ``after`` seconds to stop."""
+    deadline = time.monotonic() + after
+    while leftover_processes(procs) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return leftover_processes(procs)
+
+
+def _kill(procs: list[psutil.Process], waiting_for: list[psutil.Process]) -> None:
+    """SIGKILL whatever of ``procs`` is left, and reap ``waiting_for``."""
+    for p in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+    psutil.wait_procs(waiting_for, timeout=10)
+
+
 def test_child_death_stops_everything(served_dir: Path) -> None:
     """If a child dies on its own, serve stops the rest and exits non-zero."""
     server = start_server(served_dir)
@@ -208,10 +224,7 @@ def test_child_death_stops_everything(served_dir: Path) -> None:
         raise
     assert code == 1, server.output()
     assert "celery-beat exited unexpectedly" in server.output()
-    deadline = time.monotonic() + 5
-    while leftover_processes(procs) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert leftover_processes(procs) == []
+    assert _still_running(procs, after=5) == []
 
 
 def test_killed_serve_takes_its_api_server_and_celery_with_it(served_dir: Path) -> None:
@@ -234,16 +247,10 @@ def test_killed_serve_takes_its_api_server_and_celery_with_it(served_dir: Path) 
         assert any("celery" in c and "beat" in c for c in commands), commands
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=10)
-        deadline = time.monotonic() + 20
-        while leftover_processes(children) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert leftover_processes(children) == []
+        assert _still_running(children, after=20) == []
         assert endpoint.address_in_use("127.0.0.1", port) is None
     finally:
-        for p in procs:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                p.kill()
-        psutil.wait_procs(daemons, timeout=10)
+        _kill(procs, waiting_for=daemons)
 
 
 def test_api_workers_stop_when_their_supervisor_is_killed_with_serve(served_dir: Path) -> None:
@@ -260,16 +267,10 @@ def test_api_workers_stop_when_their_supervisor_is_killed_with_serve(served_dir:
         supervisor.send_signal(signal.SIGKILL)
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=10)
-        deadline = time.monotonic() + 20
-        while leftover_processes(workers) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert leftover_processes(workers) == []
+        assert _still_running(workers, after=20) == []
         assert endpoint.address_in_use("127.0.0.1", port) is None
     finally:
-        for p in procs:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                p.kill()
-        psutil.wait_procs(procs, timeout=10)
+        _kill(procs, waiting_for=procs)
 
 
 @pytest.fixture
