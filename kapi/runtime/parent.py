@@ -10,8 +10,8 @@ graceful shutdown; ``serve`` names itself in ``KAPI_SERVE_PID`` so that only
 its direct children ask. An API worker is a grandchild: it asks the same of
 the API server's supervisor (:func:`follow_parent`), which uvicorn's own
 supervision does not give it (a supervisor killed outright left its workers
-answering on the port). A Celery pool process stops with its own parent. The embedded PostgreSQL and Redis
-daemons are not children of ``serve`` by then and are left running: the next
+answering on the port). A Celery pool process stops with its own parent. The
+embedded PostgreSQL and Redis daemons are not children of ``serve`` by then and are left running: the next
 ``serve`` on the same data directory reuses the PostgreSQL server and stops
 the stale Redis before it starts its own (``embedded.start_redis``).
 """
@@ -31,13 +31,17 @@ SERVE_PID = "KAPI_SERVE_PID"
 _PR_SET_PDEATHSIG = 1
 
 
+def _term_when_parent_dies() -> bool:
+    """Ask Linux for SIGTERM when this process's parent dies; False if it
+    refused."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+
+
 def follow_parent(parent: int) -> None:
     """Get SIGTERM when ``parent``, the process that started this one, dies;
     SIGTERM at once if it already has (this one was handed to another)."""
-    if not sys.platform.startswith("linux"):
-        return
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+    if not sys.platform.startswith("linux") or not _term_when_parent_dies():
         return
     if os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGTERM)
@@ -50,10 +54,7 @@ def follow_serve() -> None:
         return
     serve = int(expected)
     if os.getppid() == serve:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
-            return
-        if os.getppid() == serve:
+        if not _term_when_parent_dies() or os.getppid() == serve:
             return
     # serve is not (or no longer) our parent: a grandchild, or serve died
     # before we asked. Only in the second case is it gone.
