@@ -39,17 +39,15 @@ __all__ = [
 
 Object = dict[str, Any]
 
-#: The key's previous state for a MODIFIED row ``c`` (for DELETED the row
-#: itself holds the last state): a subquery inside CASE so that PostgreSQL
-#: looks it up for MODIFIED rows only (a LEFT JOIN LATERAL probed the index for
-#: every row and dropped the result for the others).
-PREVIOUS_STATE = """CASE WHEN c.type = 'MODIFIED' THEN (
+#: The state of the key of ``c`` (a change-log row, or the same columns)
+#: before ``c.resource_version``: the newest earlier change of the key.
+_PREVIOUS = """(
          SELECT q.data::text FROM kapi_change q
          WHERE q."group" = c."group" AND q.resource = c.resource
            AND q.namespace = c.namespace AND q.name = c.name
            AND q.resource_version < c.resource_version
          ORDER BY q.resource_version DESC LIMIT 1
-       ) END"""
+       )"""
 
 _CHANGES = """
 SELECT c.resource_version, c."group", c.resource, c.namespace, c.name, c.type,
@@ -62,8 +60,11 @@ LIMIT %s
 """
 
 #: Change rows in ``(after, upto]``, in version order, with the key's
-#: previous state for MODIFIED.
-CHANGES_SQL = _CHANGES.format(previous=PREVIOUS_STATE)
+#: previous state for MODIFIED (for DELETED the row itself holds the last
+#: state). The previous state is looked up inside CASE so that PostgreSQL
+#: looks it up for MODIFIED rows only (a LEFT JOIN LATERAL probed the index for
+#: every row and dropped the result for the others).
+CHANGES_SQL = _CHANGES.format(previous=f"CASE WHEN c.type = 'MODIFIED' THEN {_PREVIOUS} END")
 
 #: The same rows without the previous states, for the watch cache's listener:
 #: its channels know most of them already (``Channel.fill_previous``) and it
@@ -72,14 +73,10 @@ _CHANGES_WITHOUT_PREVIOUS = _CHANGES.format(previous="NULL::text")
 
 #: The state before each of the writes given as arrays of resourceVersion,
 #: group, resource, namespace and name (NULL where the log no longer has one).
-_PREVIOUS_STATES = Statement("previous_states", """
-SELECT m.rv, (
-  SELECT q.data::text FROM kapi_change q
-  WHERE q."group" = m.g AND q.resource = m.r AND q.namespace = m.ns AND q.name = m.n
-    AND q.resource_version < m.rv
-  ORDER BY q.resource_version DESC LIMIT 1
-)
-FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[]) AS m(rv, g, r, ns, n)
+_PREVIOUS_STATES = Statement("previous_states", f"""
+SELECT c.resource_version, {_PREVIOUS}
+FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[])
+  AS c(resource_version, "group", resource, namespace, name)
 """)
 
 
