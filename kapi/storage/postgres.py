@@ -454,7 +454,11 @@ def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str
 
     Rows of ``kapi_object`` at or below ``revision`` have not changed since; keys
     written after it take their state at ``revision`` from the change log (the
-    latest entry at or below it, unless that entry is a deletion).
+    latest entry at or below it, unless that entry is a deletion): one probe
+    of the change log's key index per key changed since, whatever the
+    statistics say. (Planned as a join before the first autoanalyze, the
+    history of every object was matched against every changed key: 6 s for a
+    list of 10,000 new ConfigMaps.)
     """
     scope = ['"group" = %s', "resource = %s"]
     scope_params: list[Any] = [query.group, query.resource]
@@ -480,16 +484,18 @@ def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str
     past_filter, past_params = filters("COALESCE(data->'metadata'->'labels', '{}'::jsonb)", "data")
 
     sql = f"""
-WITH changed AS (
+WITH changed AS MATERIALIZED (
   SELECT DISTINCT namespace, name FROM kapi_change
   WHERE resource_version > %s AND {scope_sql}
 ),
 past AS (
-  SELECT DISTINCT ON (c.namespace, c.name)
-         c.namespace, c.name, c.resource_version, c.type, c.data
-  FROM kapi_change c JOIN changed USING (namespace, name)
-  WHERE c.resource_version <= %s AND {scope_sql}
-  ORDER BY c.namespace, c.name, c.resource_version DESC
+  SELECT changed.namespace, changed.name, c.resource_version, c.type, c.data
+  FROM changed CROSS JOIN LATERAL (
+    SELECT resource_version, type, data FROM kapi_change
+    WHERE "group" = %s AND resource = %s AND namespace = changed.namespace
+      AND name = changed.name AND resource_version <= %s
+    ORDER BY resource_version DESC LIMIT 1
+  ) c
 ),
 items AS (
   SELECT namespace, name, resource_version, data FROM kapi_object
@@ -499,7 +505,7 @@ items AS (
   WHERE type <> 'DELETED'{past_filter}
 )
 """
-    params: list[Any] = [revision, *scope_params, revision, *scope_params]
+    params: list[Any] = [revision, *scope_params, query.group, query.resource, revision]
     params += [*scope_params, revision, *current_params, *past_params]
     if count:
         sql += "SELECT count(*) FROM items"

@@ -18,7 +18,8 @@ from storage.conftest import GROUP, finds_by_the_whole_key, key_lookup_plan
 from kapi.storage.backend import base
 from kapi.storage.backend.statements import Statement
 from kapi.storage.errors import KeyExists, ResourceVersionConflict
-from kapi.storage.interface import Key
+from kapi.storage.interface import Key, ListQuery
+from kapi.storage.postgres import _list_sql
 
 
 def _obj(name: str) -> dict:
@@ -124,3 +125,50 @@ def test_a_lookup_by_key_uses_the_whole_key_before_any_statistics(storage) -> No
         finally:
             cur.execute("DROP TABLE fresh_objects")
     assert finds_by_the_whole_key(plan), plan
+
+
+def test_a_list_reads_history_only_for_keys_changed_since_before_any_statistics(storage) -> None:
+    """A list as of a revision takes the state at that revision of the keys
+    changed since from the change log. Planned without statistics (a new
+    database before its first autoanalyze, here fresh copies of both tables),
+    that must still be one probe per changed key: planned as a join, every
+    object's history was matched against every changed key, and a list of
+    10,000 new ConfigMaps read 1.7 million buffers (6 s). The work is counted
+    in buffers, which does not depend on the machine's speed."""
+    objects = 2000
+    with connection.cursor() as cur:
+        # Temporary tables come first in the search path: the list reads these.
+        cur.execute("CREATE TEMP TABLE kapi_object (LIKE public.kapi_object INCLUDING ALL)")
+        cur.execute("CREATE TEMP TABLE kapi_change (LIKE public.kapi_change INCLUDING ALL)")
+        try:
+            for table, extra_columns, extra_values in (
+                ("kapi_object", "labels", "'{}'"),
+                ("kapi_change", "type", "'ADDED'"),
+            ):
+                cur.execute(
+                    f'INSERT INTO {table} ("group", resource, namespace, name, uid, resource_version, data,'
+                    f" {extra_columns}) SELECT %s, 'widgets', 'ns', 'w' || i, gen_random_uuid(), i,"
+                    f""" jsonb_build_object('metadata', jsonb_build_object('name', 'w' || i)), {extra_values}"""
+                    " FROM generate_series(1, %s) AS i",
+                    [GROUP, objects],
+                )
+            # The newest object changed after the revision listed.
+            cur.execute(
+                "INSERT INTO kapi_change (\"group\", resource, namespace, name, uid, resource_version, data, type)"
+                " SELECT \"group\", resource, namespace, name, uid, %s, data, 'MODIFIED' FROM kapi_object"
+                " WHERE name = %s",
+                [objects + 1, f"w{objects}"],
+            )
+            cur.execute(f"UPDATE kapi_object SET resource_version = {objects + 1} WHERE name = 'w{objects}'")
+            sql, params = _list_sql(ListQuery(GROUP, "widgets"), objects)
+            cur.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+            (plan,) = cur.fetchone()[0]
+            cur.execute(sql, params)
+            listed = cur.fetchall()
+        finally:
+            cur.execute("DROP TABLE pg_temp.kapi_object, pg_temp.kapi_change")
+    rows = {name: revision for _namespace, name, revision, _data in listed}
+    assert len(rows) == objects and rows[f"w{objects}"] == objects  # the changed one, as it was
+    top = plan["Plan"]
+    buffers = sum(top.get(f"{kind} {what} Blocks", 0) for kind in ("Shared", "Local") for what in ("Hit", "Read"))
+    assert buffers < 5 * objects, buffers
