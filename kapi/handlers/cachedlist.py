@@ -75,15 +75,7 @@ def list_from_cache(scope: RequestScope, registry: Registry, request: ListReques
     # more revisions than N (the collection did not change in between).
     revision = options.at_revision or snapshot.revision
     rt = scope.resource
-    label_selector, field_selector = request.label_selector, request.field_selector
-    matches = None
-    if not (label_selector.empty and field_selector.empty):
-
-        def matches(entry) -> bool:
-            stored = entry.stored
-            meta = stored.get("metadata") or {}
-            return label_selector.matches(meta.get("labels") or {}) and field_selector.matches(stored)
-
+    matches = listcache.entry_matcher(request.label_selector, request.field_selector)
     namespace = scope.namespace if rt.namespaced else None
     page = snapshot.page(namespace, options.after, options.limit, matches, options.count_remaining)
     return _respond(scope, registry, revision, page, encoded)
@@ -144,7 +136,7 @@ def _filler(scope: RequestScope, registry: Registry):
     rt = scope.resource
 
     def fill():
-        return registry.storage.list(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
+        return registry.storage.list_encoded(ListQuery(group=rt.stored_group, resource=rt.stored_resource))
 
     return fill
 
@@ -181,8 +173,11 @@ def _current_at(scope: RequestScope, registry: Registry, revision: int) -> Snaps
 def _respond(scope: RequestScope, registry: Registry, revision: int, page: Page, encoded: bool) -> Result:
     rt = scope.resource
 
-    def convert(stored):
-        return registry.from_storage(rt, stored)
+    convert = None
+    if not registry.serves_stored_form(rt):
+
+        def convert(stored):
+            return registry.from_storage(rt, stored)
 
     encode = listcache.ListCache.encode
     parts = [encode(entry, convert) for entry in page.entries]

@@ -182,6 +182,11 @@ class CustomResourceStrategy(Strategy):
         obj["apiVersion"] = f"{self.group}/{version}"
         return obj
 
+    def serves_stored_form(self, version: str) -> bool:
+        # Stored objects keep the apiVersion of the storage version they were
+        # written in, which may not be today's: the served one is always set.
+        return False
+
     # -- tables ----------------------------------------------------------------------------
     def table_definition(self) -> list[Column]:
         return [

@@ -97,6 +97,9 @@ class EventsV1Strategy(EventStrategy):
     def from_storage(self, obj: Object, version: str) -> Object:
         return _rename(obj, _BACK, "events.k8s.io/v1")
 
+    def serves_stored_form(self, version: str) -> bool:
+        return False
+
     def storage_field(self, path: str) -> str:
         head, _, rest = path.partition(".")
         head = _RENAMES.get(head, head)

@@ -71,6 +71,9 @@ class HorizontalPodAutoscalerV1Strategy(HorizontalPodAutoscalerStrategy):
     def from_storage(self, obj: Object, version: str) -> Object:
         return v1_from_v2(obj)
 
+    def serves_stored_form(self, version: str) -> bool:
+        return False
+
     def table_cells(self, obj: Object) -> list[Any]:
         try:
             return super().table_cells(v2_from_v1(obj))

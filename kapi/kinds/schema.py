@@ -130,6 +130,9 @@ class SchemaStrategy(Strategy):
     def from_storage(self, obj: Object, version: str) -> Object:
         return self.inner.from_storage(obj, version)
 
+    def serves_stored_form(self, version: str) -> bool:
+        return self.inner.serves_stored_form(version)
+
     def storage_field(self, path: str) -> str:
         return self.inner.storage_field(path)
 

@@ -123,6 +123,10 @@ class Registry(PatchMixin):
         """The served form of a stored object (watch events). MAY mutate ``stored``."""
         return self._out(rt, stored)
 
+    def serves_stored_form(self, rt: ResourceType) -> bool:
+        """Whether ``from_storage`` leaves every stored object of ``rt`` as it is."""
+        return rt.strategy.serves_stored_form(rt.version)
+
     def _in(self, rt: ResourceType, obj: Object) -> Object:
         return rt.strategy.to_storage(obj, rt.version)
 

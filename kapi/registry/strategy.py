@@ -169,6 +169,12 @@ class Strategy:
         """Convert from the stored form to the served ``version``. MAY mutate ``obj``."""
         return obj
 
+    def serves_stored_form(self, version: str) -> bool:
+        """Whether ``from_storage`` returns every stored object unchanged for
+        ``version`` (then a cache may serve the stored JSON as it is). A
+        strategy that overrides ``from_storage`` says False here too."""
+        return True
+
     # -- reads ------------------------------------------------------------------
     def storage_field(self, path: str) -> str:
         """The dotted path of a selectable field in the stored form of the object."""

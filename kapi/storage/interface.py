@@ -9,17 +9,23 @@ is the only concurrency control.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
 
 if TYPE_CHECKING:
     from kapi.selectors import FieldSelector, LabelSelector
 
 __all__ = [
+    "NO_LABELS",
     "Change",
     "ChangeFilter",
+    "EncodedItem",
+    "EncodedList",
     "FeedBatch",
     "GroupResource",
     "Key",
@@ -30,6 +36,7 @@ __all__ = [
     "Storage",
     "UpdateFunc",
     "check_preconditions",
+    "encode_json",
 ]
 
 Object = dict[str, Any]
@@ -138,6 +145,33 @@ class ListPage:
     remaining: int | None = None
 
 
+def encode_json(obj: Any) -> bytes:
+    """``obj`` as JSON, in bytes of their own size: orjson's result keeps its
+    16 KiB write buffer, which a caller that keeps the bytes must not."""
+    return bytes(memoryview(orjson.dumps(obj)))
+
+
+#: The labels of an object that has none (shared: read-only).
+NO_LABELS: Mapping[str, str] = MappingProxyType({})
+
+
+class EncodedItem(NamedTuple):
+    """One listed object as its stored JSON (stamped with its resourceVersion,
+    keys in kube's order) and what list selections read without parsing it:
+    namespace, name and labels (read-only)."""
+
+    namespace: str
+    name: str
+    json: bytes
+    labels: Mapping[str, str]
+
+
+@dataclass
+class EncodedList:
+    items: list[EncodedItem]
+    revision: int
+
+
 UpdateFunc = Callable[[Object], Object]
 
 
@@ -173,6 +207,25 @@ class Storage(ABC):
     @abstractmethod
     def list(self, query: ListQuery) -> ListPage:
         """A consistent page of objects, ordered by (namespace, name)."""
+
+    def list_encoded(self, query: ListQuery) -> EncodedList:
+        """``list(query)`` with every object encoded as JSON, in no particular
+        order: for a caller that keeps many objects to serve them later (an
+        API process's list cache). Implementations may stream the rows and
+        never hold them all parsed."""
+        page = self.list(query)
+        return EncodedList(
+            [
+                EncodedItem(
+                    o["metadata"].get("namespace") or "",
+                    o["metadata"]["name"],
+                    encode_json(o),
+                    o["metadata"].get("labels") or NO_LABELS,
+                )
+                for o in page.items
+            ],
+            page.revision,
+        )
 
     @abstractmethod
     def current_revision(self) -> int:

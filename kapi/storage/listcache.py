@@ -9,7 +9,7 @@ the database and then kept current by applying that resource's change events,
 read from the watch cache's channel at the store's cursor. A list brings its
 store up to date (under the store's lock) before it answers, so a store costs
 nothing while nobody lists it. A big fill (more than ``BACKGROUND_FILL_OVER``
-objects: half a second and more for 10,000) asked for by a page runs in the
+objects: 0.15 s and more for 10,000) asked for by a page runs in the
 background, as kube's cacher is filled by its reflector: the database answers
 the pages that come meanwhile, so that no small request waits for it (the
 first page in a process, or the first after the channel overflowed, stalled
@@ -18,18 +18,24 @@ first waits for the watch cache to reach the database's current revision
 (:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`
 (``kapi.storage.listsnapshot``), kept in :attr:`ListCache.snapshots`.
 
-Each :class:`Entry` keeps the stored form (shared, never mutated: selectors
-match it) and, once served, its JSON encoding in the served version, so a
-plain JSON list is the entries' bytes joined (no parse, no re-encode).
+Each :class:`Entry` keeps the stored form: as its JSON when a fill read it
+(``Storage.list_encoded``), or parsed when an event brought it (shared with
+the watch cache, never mutated); and, once served, its JSON encoding in the
+served version, which is the stored JSON itself where the two versions are
+the same. A plain JSON list is the entries' bytes joined (no parse, no
+re-encode); selectors match an entry's name, namespace and labels without
+parsing it.
 
 Ordering: the store is exactly the collection at ``Store.revision``. Events
 are applied in version order; the watch cache raises its ``revision`` only
 after publishing every event at or below it, so reading that revision before
 the events proves the store complete up to it. When the channel lost events
 the store needs (trimmed, or reset after compaction) the store is refilled
-from the database. Memory: about 4.7 KiB per cached ConfigMap of 1 KiB data
-(1.4 KiB of JSON): 3.3 KiB for the parsed stored form, 1.4 KiB for its
-encoding (measured with tracemalloc over 10,000; see ``bench/README.md``).
+from the database. Memory (tracemalloc over 10,000 ConfigMaps of 1 KiB data,
+1.5 KiB of JSON; ``bench/README.md``): 2.1 KiB per object a fill read, which
+is its JSON and the entry around it; an object that changed since keeps its
+parsed form (shared with the watch cache's event) and its encoding, about
+4.7 KiB.
 """
 
 from __future__ import annotations
@@ -38,25 +44,31 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
+import operator
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from kapi.objcopy import deep_copy
-from kapi.storage.interface import ListPage
+from kapi.storage.interface import NO_LABELS, EncodedItem, EncodedList, encode_json
 from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 from kapi.storage.watchcache import WatchCache, watch_cache
 
-__all__ = ["Entry", "ListCache", "Store", "bind_loop", "enabled", "list_cache"]
+if TYPE_CHECKING:
+    from kapi.selectors import FieldSelector, LabelSelector
+
+__all__ = ["Entry", "ListCache", "Store", "bind_loop", "enabled", "entry_matcher", "list_cache"]
 
 Object = dict[str, Any]
 #: A store's key: stored group and resource, and the served apiVersion.
 Key = tuple[str, str, str]
 
+#: The fields of an object an entry's head holds.
+_HEAD_FIELDS = frozenset({"metadata.name", "metadata.namespace"})
 #: How long a list waits for the watch cache to start (first use in a process).
 START_TIMEOUT = 5.0
 #: A store of more objects than this is filled in the background.
@@ -83,14 +95,51 @@ def enabled() -> bool:
 
 
 class Entry:
-    """One object in a store: ``stored`` is the stored form with its
-    resourceVersion (read-only); ``encoded`` its served JSON, once made."""
+    """One object in a store, read-only. Made either from a change event's
+    parsed object (``stored``, shared with the watch cache) or from a fill's
+    :class:`~kapi.storage.interface.EncodedItem` (``item``: the stored JSON,
+    parsed again only when something needs more than the object's key and
+    labels, such as a field selector on another field, or a conversion to the
+    served version). ``encoded`` is the served JSON, once made; it is the
+    stored JSON itself where the served version is the stored form."""
 
-    __slots__ = ("encoded", "stored")
+    __slots__ = ("_stored", "encoded", "item")
 
-    def __init__(self, stored: Object) -> None:
-        self.stored = stored
+    def __init__(self, stored: Object | None = None, item: EncodedItem | None = None) -> None:
+        self._stored = stored
+        self.item = item
         self.encoded: bytes | None = None
+
+    @property
+    def stored(self) -> Object:
+        """The stored form with its resourceVersion; from ``item`` a new copy
+        at each call (the entry keeps only the bytes)."""
+        stored = self._stored
+        return stored if stored is not None else orjson.loads(self.item.json)  # type: ignore[union-attr]
+
+    @property
+    def stored_json(self) -> bytes | None:
+        item = self.item
+        return item.json if item is not None else None
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        item = self.item
+        if item is not None:
+            return item.labels
+        return self._stored["metadata"].get("labels") or NO_LABELS  # type: ignore[index]
+
+    @property
+    def head(self) -> Object:
+        """What key and label selections read: the object's metadata name,
+        namespace and labels (``stored`` itself when it is parsed)."""
+        item = self.item
+        if item is None:
+            return self._stored  # type: ignore[return-value]
+        meta = {"name": item.name, "labels": item.labels}
+        if item.namespace:
+            meta["namespace"] = item.namespace
+        return {"metadata": meta}
 
 
 class Store:
@@ -128,11 +177,9 @@ class Store:
             snapshot = self._snapshot = Snapshot(self.revision, snapshot.keys, snapshot.entries, self.changed)
         return snapshot
 
-    def fill(self, page: ListPage) -> None:
-        self.objects = {
-            (o["metadata"].get("namespace") or "", o["metadata"]["name"]): Entry(o) for o in page.items
-        }
-        self.revision = self.changed = page.revision
+    def fill(self, listed: EncodedList) -> None:
+        self.objects = {(item.namespace, item.name): Entry(item=item) for item in listed.items}
+        self.revision = self.changed = listed.revision
         self._sorted = None
         self._snapshot = None
 
@@ -155,6 +202,25 @@ class Store:
                 self.objects[key] = Entry(_stamp(event.raw, event.revision))
             self.revision = self.changed = event.revision
         self.revision = max(self.revision, seen)
+
+
+def entry_matcher(
+    labels: LabelSelector | None, fields: FieldSelector | None
+) -> Callable[[Entry], bool] | None:
+    """Whether an entry is selected by ``labels`` and ``fields`` (None: no
+    selection). An entry's head (metadata name, namespace and labels) answers
+    selectors on those; one on any other field parses the entry."""
+    labels = labels if labels is not None and not labels.empty else None
+    fields = fields if fields is not None and not fields.empty else None
+    if labels is None and fields is None:
+        return None
+    on_head = fields is None or all(r.path in _HEAD_FIELDS for r in fields.requirements)
+    view = operator.attrgetter("head" if on_head else "stored")
+
+    def matches(entry: Entry) -> bool:
+        return (labels is None or labels.matches(entry.labels)) and (fields is None or fields.matches(view(entry)))
+
+    return matches
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[[], Any]) -> Any:
@@ -222,7 +288,7 @@ class ListCache:
             return None
 
     def current(
-        self, key: Key, fill: Callable[[], ListPage], size: Callable[[int], int] | None = None
+        self, key: Key, fill: Callable[[], EncodedList], size: Callable[[int], int] | None = None
     ) -> Store | None:
         """The store for ``key`` brought up to date; None when the watch cache
         is unavailable, or a big fill is under way in the background
@@ -244,7 +310,7 @@ class ListCache:
     def current_at_least(
         self,
         key: Key,
-        fill: Callable[[], ListPage],
+        fill: Callable[[], EncodedList],
         revision: int,
         timeout: float,
         size: Callable[[int], int] | None = None,
@@ -262,7 +328,7 @@ class ListCache:
                 return None
 
     def _bring_up_to_date(
-        self, key: Key, store: Store, channel, fill: Callable[[], ListPage], size: Callable[[int], int] | None
+        self, key: Key, store: Store, channel, fill: Callable[[], EncodedList], size: Callable[[int], int] | None
     ) -> Store | None:
         """Called with ``store.lock`` held."""
         cache = self.cache
@@ -284,18 +350,18 @@ class ListCache:
             return store
         return None
 
-    def _fill(self, store: Store, channel, fill: Callable[[], ListPage]) -> bool:
+    def _fill(self, store: Store, channel, fill: Callable[[], EncodedList]) -> bool:
         """Fill ``store`` from the database and join it to the channel (with
         ``store.lock`` held); False when the channel starts after the list."""
-        page = fill()
-        position = _on_loop(self.cache.loop, functools.partial(channel.position_after, page.revision))
+        listed = fill()
+        position = _on_loop(self.cache.loop, functools.partial(channel.position_after, listed.revision))
         if position is None:
             return False  # the channel starts after the list: no way to join them
-        store.fill(page)
+        store.fill(listed)
         store.position = position
         return True
 
-    def _fill_in_background(self, key: Key, store: Store, channel, fill: Callable[[], ListPage]) -> None:
+    def _fill_in_background(self, key: Key, store: Store, channel, fill: Callable[[], EncodedList]) -> None:
         """Start filling ``store`` in a thread of its own, unless one is."""
         with self._lock:
             if key in self._filling:
@@ -319,12 +385,20 @@ class ListCache:
         threading.Thread(target=run, name=f"list-cache-fill {key[0]}/{key[1]}", daemon=True).start()
 
     @staticmethod
-    def encode(entry: Entry, convert: Callable[[Object], Object]) -> bytes:
-        """The entry's served JSON (made once; ``convert`` gets a private copy)."""
+    def encode(entry: Entry, convert: Callable[[Object], Object] | None) -> bytes:
+        """The entry's served JSON, made once: the stored form converted by
+        ``convert`` (which gets a private copy), or as it is stored when
+        ``convert`` is None (the served version is the stored form)."""
         encoded = entry.encoded
         if encoded is None:
-            # orjson's result keeps its 16 KiB write buffer: copy it to its size.
-            encoded = entry.encoded = bytes(memoryview(orjson.dumps(convert(deep_copy(entry.stored)))))
+            stored_json = entry.stored_json
+            if convert is None:
+                encoded = stored_json if stored_json is not None else encode_json(entry.stored)
+            else:
+                # A parse of the stored JSON is already a private copy.
+                private = entry.stored if stored_json is not None else deep_copy(entry.stored)
+                encoded = encode_json(convert(private))
+            entry.encoded = encoded
         return encoded
 
 

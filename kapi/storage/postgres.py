@@ -38,19 +38,26 @@ from kapi.storage.errors import (
     ResourceVersionExpired,
 )
 from kapi.storage.interface import (
+    NO_LABELS,
     Change,
     ChangeFilter,
+    EncodedItem,
+    EncodedList,
     FeedBatch,
     Key,
     ListPage,
     ListQuery,
     Object,
     Storage,
+    encode_json,
 )
 from kapi.storage.notify import notify_change
 from kapi.storage.summaries import SummaryReads
 
 __all__ = ["PostgresStorage"]
+
+#: Rows a streamed list reads per chunk (``list_encoded``).
+STREAM_ROWS = 500
 
 #: First key of the advisory locks behind ``exclusive`` ("kapi").
 _EXCLUSIVE_CLASS = 0x6B617069
@@ -419,6 +426,29 @@ class PostgresStorage(SummaryReads, Storage):
             remaining = self._count_after(query, revision, last_key)
         return ListPage(items=items, revision=revision, last_key=last_key, remaining=remaining)
 
+    def list_encoded(self, query: ListQuery) -> EncodedList:
+        """``list`` for a cache that keeps what it reads (a whole collection,
+        no ``limit``), in no order (the cache orders keys itself): no sort in
+        PostgreSQL, which spills 10,000 ConfigMaps to disk and holds back the
+        first row until it is done. The rows are streamed in chunks, so
+        PostgreSQL encodes the next ones while this thread handles these, and
+        each object is parsed, stamped and encoded again on its own: the
+        objects are never all held parsed. 10,000 of them would be some
+        300,000 dicts and lists, which the cyclic garbage collector walks
+        again and again as they pile up."""
+        if query.limit is not None or query.at_revision is not None:
+            return super().list_encoded(query)
+        revision = self.current_revision()
+        sql, params = _list_sql(query, revision, ordered=False)
+        items = []
+        append = items.append
+        with connection.cursor() as cur, connection.wrap_database_errors:
+            for namespace, name, rv, data in cur.cursor.stream(sql, params, size=STREAM_ROWS):
+                obj = _stamp(data, rv)
+                labels = obj["metadata"].get("labels") or NO_LABELS
+                append(EncodedItem(namespace, name, encode_json(obj), labels))
+        return EncodedList(items, revision)
+
     def _count_after(self, query: ListQuery, revision: int, after: tuple[str, str]) -> int:
         counting = ListQuery(
             group=query.group,
@@ -449,8 +479,11 @@ def _selection(query: ListQuery) -> tuple[list[str], list[Any]]:
     return where, params
 
 
-def _list_sql(query: ListQuery, revision: int, count: bool = False) -> tuple[str, list[Any]]:
-    """One statement (one snapshot) listing the collection as it stood at ``revision``.
+def _list_sql(
+    query: ListQuery, revision: int, count: bool = False, ordered: bool = True
+) -> tuple[str, list[Any]]:
+    """One statement (one snapshot) listing the collection as it stood at
+    ``revision``, by key unless not ``ordered``.
 
     Rows of ``kapi_object`` at or below ``revision`` have not changed since; keys
     written after it take their state at ``revision`` from the change log (the
@@ -510,7 +543,9 @@ items AS (
     if count:
         sql += "SELECT count(*) FROM items"
     else:
-        sql += "SELECT namespace, name, resource_version, data FROM items ORDER BY namespace, name"
+        sql += "SELECT namespace, name, resource_version, data FROM items"
+        if ordered:
+            sql += " ORDER BY namespace, name"
         if query.limit is not None:
             sql += " LIMIT %s"
             params.append(query.limit + 1)

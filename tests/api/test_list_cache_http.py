@@ -122,3 +122,48 @@ def test_limit_and_continue_still_page(api, namespace):
     assert names(first) == ["p0", "p1"]
     token = first.json()["metadata"]["continue"]
     assert names(api.get(base, params={"limit": "2", "continue": token})) == ["p2"]
+
+
+def _pod(api, namespace, name, node):
+    body = {"metadata": {"name": name}, "spec": {"nodeName": node, "containers": [{"name": "c", "image": "busybox"}]}}
+    r = api.post(f"/api/v1/namespaces/{namespace}/pods", body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_cached_field_selector_beyond_name_and_namespace(api, namespace):
+    """A field selector on a field the cache does not keep apart (a Pod's
+    ``spec.nodeName``) reads the whole object, and selects what the database
+    selects at the same revision; one on the name reads only the entry's head."""
+    base = f"/api/v1/namespaces/{namespace}/pods"
+    _pod(api, namespace, "on-a", "node-a")
+    cached_list(api, base, 0)
+    _pod(api, namespace, "on-b", "node-b")
+    last = _rv(_pod(api, namespace, "on-a-too", "node-a"))
+    for selector, expected in (("spec.nodeName=node-a", ["on-a", "on-a-too"]),
+                               ("spec.nodeName!=node-a", ["on-b"]),
+                               ("metadata.name=on-b", ["on-b"])):
+        for r in cached_list(api, base, last, fieldSelector=selector):
+            assert names(r) == expected, selector
+            revision = int(r.json()["metadata"]["resourceVersion"])
+            assert r.json()["items"] == exact(api, base, revision, fieldSelector=selector)["items"]
+
+
+def test_cached_list_of_a_converted_version(api, namespace):
+    """events.k8s.io/v1 serves core Events converted (renamed fields): the
+    cache converts its entries, and never changes what it keeps."""
+    for name in ("e1", "e2"):
+        body = {"metadata": {"name": name}, "involvedObject": {"kind": "Pod", "name": "p", "namespace": namespace},
+                "reason": "Test", "message": f"hello {name}", "type": "Normal"}
+        r = api.post(f"/api/v1/namespaces/{namespace}/events", body)
+        assert r.status_code == 201, r.text
+        last = _rv(r.json())
+    base = f"/apis/events.k8s.io/v1/namespaces/{namespace}/events"
+    for r in cached_list(api, base, last):
+        body = r.json()
+        assert body["apiVersion"] == "events.k8s.io/v1"
+        assert [(i["note"], i["regarding"]["name"]) for i in body["items"]] == [("hello e1", "p"), ("hello e2", "p")]
+        assert body["items"] == exact(api, base, int(body["metadata"]["resourceVersion"]))["items"]
+    # The core view of the same objects has the stored field names.
+    for r in cached_list(api, f"/api/v1/namespaces/{namespace}/events", last):
+        assert [i["message"] for i in r.json()["items"]] == ["hello e1", "hello e2"]

@@ -11,7 +11,7 @@ from storage.conftest import GROUP
 
 from kapi.selectors import parse_field_selector, parse_label_selector
 from kapi.storage.interface import Key, ListQuery
-from kapi.storage.listcache import Store
+from kapi.storage.listcache import Store, entry_matcher
 from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 
 LABELS = ["", "app=web", "app!=web", "app in (web,db)", "app notin (web)", "tier", "!tier", "n>5", "n<3", "app=web,tier=front"]
@@ -45,15 +45,7 @@ def _walk_database(storage, resource, revision, namespace, limit, labels, fields
 
 def _walk_snapshot(snapshot: Snapshot, namespace, limit, labels, fields):
     counting = labels is None and fields is None
-    matches = None
-    if not counting:
-
-        def matches(entry):
-            meta = entry.stored.get("metadata") or {}
-            return (labels is None or labels.matches(meta.get("labels") or {})) and (
-                fields is None or fields.matches(entry.stored)
-            )
-
+    matches = entry_matcher(labels, fields)
     pages, after = [], None
     while True:
         page = snapshot.page(namespace, after, limit, matches, counting)
@@ -67,7 +59,7 @@ def test_snapshot_pages_equal_the_database_at_its_revision(storage, resource) ->
     for i in range(12):
         storage.create(Key(GROUP, resource, f"ns{i % 3}", f"o{i}"), _obj(f"o{i}", f"ns{i % 3}", i))
     store = Store()
-    store.fill(storage.list(ListQuery(GROUP, resource)))
+    store.fill(storage.list_encoded(ListQuery(GROUP, resource)))
     snapshot = store.snapshot()
     # The database moves on; the snapshot stays the collection at its revision.
     storage.create(Key(GROUP, resource, "ns1", "o1a"), _obj("o1a", "ns1", 5))
@@ -93,7 +85,7 @@ def test_a_snapshot_is_made_again_only_after_a_change(storage, resource) -> None
     a change gives a new snapshot, and the old one keeps its objects."""
     storage.create(Key(GROUP, resource, "ns", "a"), _obj("a", "ns", 1))
     store = Store()
-    store.fill(storage.list(ListQuery(GROUP, resource)))
+    store.fill(storage.list_encoded(ListQuery(GROUP, resource)))
     first = store.snapshot()
     store.apply([], first.revision + 5)
     moved = store.snapshot()
