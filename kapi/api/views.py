@@ -76,7 +76,17 @@ def _not_found() -> errors.StatusError:
     return errors.StatusError(errors.status_failure(404, "NotFound", NOT_FOUND))
 
 
-class KubernetesView(APIView):
+class HeadIsGet:
+    """HEAD answered as GET, as Django's ``View.setup`` makes it for a view
+    without ``head``: by storing the bound ``get`` on the view, a reference
+    cycle per request that only the cyclic garbage collector frees (with the
+    view, the request and everything they hold)."""
+
+    def head(self, request, *args, **kwargs):
+        return self.get(request, *args, **kwargs)
+
+
+class KubernetesView(HeadIsGet, APIView):
     """Base: negotiate the output before anything can fail, so errors are encoded
     the way the client asked."""
 
@@ -118,7 +128,7 @@ class VersionView(KubernetesView):
         return Response(KUBERNETES_VERSION)
 
 
-class HealthView(APIView):
+class HealthView(HeadIsGet, APIView):
     """/healthz, /livez, /readyz: plain "ok"; readyz also checks the database."""
 
     authentication_classes: list = []

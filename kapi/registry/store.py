@@ -88,6 +88,17 @@ def _core(rt: ResourceType) -> bool:
     return rt.group != "apiextensions.k8s.io" and "crd" not in rt.extra
 
 
+class _NotWritten(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised by an update function to end a guaranteed update without a
+    write (nothing changed, or a dry run), with the ``object`` to answer.
+    Defined once: a class made per update cost a type object per request,
+    which only the cyclic garbage collector frees."""
+
+    def __init__(self, obj: Object) -> None:
+        super().__init__()
+        self.object = obj
+
+
 def _without_version(obj: Object) -> Object:
     """``obj`` as a no-op write compares it: without its resourceVersion, and
     without the times of its managedFields entries (a re-apply of a Secret's
@@ -447,13 +458,6 @@ class Registry(PatchMixin):
         preconditions: Preconditions | None = None,
     ) -> Object:
         with self._serialized(rt):
-            result: dict[str, Object] = {}
-
-            class _Unchanged(Exception):
-                pass
-
-            class _DryRun(Exception):
-                pass
 
             def storage_update(current_stored: Object) -> Object:
                 new = try_update(current_stored)
@@ -462,19 +466,17 @@ class Registry(PatchMixin):
                     self.admit(new, current)
                 if _without_version(new) == _without_version(current):
                     # Nothing to write: kube answers with the stored object, same version.
-                    result["object"] = current
-                    raise _Unchanged
+                    raise _NotWritten(current)
                 if dry_run:
-                    result["object"] = new
-                    raise _DryRun
+                    raise _NotWritten(new)
                 self._before_write(rt, new)
                 return self._in(rt, new)
 
             try:
                 with _as_status(rt, name):
                     stored = self.storage.guaranteed_update(key, storage_update, preconditions)
-            except (_Unchanged, _DryRun):
-                return result["object"]
+            except _NotWritten as answer:
+                return answer.object
             out = self._written(rt, self._out(rt, stored))
             if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
                 return self._finish_deletion(rt, key, out)

@@ -53,6 +53,16 @@ def test_get_missing_is_not_found(api, namespace):
     assert status["message"] == 'configmaps "nope" not found'
 
 
+def test_head_answers_as_get_without_a_body(api, namespace):
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    assert api.post(base, cm("headed")).status_code == 201
+    for path in (f"{base}/headed", base, "/version", "/healthz"):
+        got, head = api.get(path), api.request("HEAD", path)
+        assert (head.status_code, head.content) == (200, b""), path
+        assert head.headers["Content-Type"] == got.headers["Content-Type"], path
+    assert api.request("HEAD", f"{base}/nope").status_code == 404
+
+
 def test_create_in_missing_namespace_is_not_found(api):
     status = assert_status(api.post("/api/v1/namespaces/does-not-exist/configmaps", cm("x")), 404, "NotFound")
     assert status["message"] == 'namespaces "does-not-exist" not found'
