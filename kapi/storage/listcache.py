@@ -7,8 +7,10 @@ process's watch cache (``kapi.storage.watchcache``): a :class:`Store` per
 served (group, resource, apiVersion) is filled once by a consistent list from
 the database and then kept current by applying that resource's change events,
 read from the watch cache's channel at the store's cursor. A list brings its
-store up to date (under the store's lock) before it answers, so a store costs
-nothing while nobody lists it. A big fill (more than ``BACKGROUND_FILL_OVER``
+store up to date (under the store's lock) before it answers; so does the
+channel, before it trims events the store has not applied yet (a keeper,
+``Channel.keepers``), as kube's cacher applies every event to its store. A
+store costs nothing while its resource is not written. A big fill (more than ``BACKGROUND_FILL_OVER``
 objects: 0.15 s and more for 10,000) asked for by a page runs in the
 background, as kube's cacher is filled by its reflector: the database answers
 the pages that come meanwhile, so that no small request waits for it (the
@@ -18,24 +20,21 @@ first waits for the watch cache to reach the database's current revision
 (:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`
 (``kapi.storage.listsnapshot``), kept in :attr:`ListCache.snapshots`.
 
-Each :class:`Entry` keeps the stored form: as its JSON when a fill read it
-(``Storage.list_encoded``), or parsed when an event brought it (shared with
-the watch cache, never mutated); and, once served, its JSON encoding in the
-served version, which is the stored JSON itself where the two versions are
-the same. A plain JSON list is the entries' bytes joined (no parse, no
-re-encode); selectors match an entry's name, namespace and labels without
-parsing it.
+Each :class:`Entry` keeps the stored form as its JSON, whether a fill read
+it (``Storage.list_encoded``) or an event brought it, and, once served, its
+JSON encoding in the served version, which is the stored JSON itself where
+the two versions are the same. A plain JSON list is the entries' bytes
+joined (no parse, no re-encode); selectors match an entry's name, namespace
+and labels without parsing it.
 
 Ordering: the store is exactly the collection at ``Store.revision``. Events
 are applied in version order; the watch cache raises its ``revision`` only
 after publishing every event at or below it, so reading that revision before
 the events proves the store complete up to it. When the channel lost events
-the store needs (trimmed, or reset after compaction) the store is refilled
-from the database. Memory (tracemalloc over 10,000 ConfigMaps of 1 KiB data,
-1.5 KiB of JSON; ``bench/README.md``): 2.1 KiB per object a fill read, which
-is its JSON and the entry around it; an object that changed since keeps its
-parsed form (shared with the watch cache's event) and its encoding, about
-4.7 KiB.
+the store needs (trimmed while a request held the store, or reset after
+compaction) the store is refilled from the database. Memory (tracemalloc over 10,000 ConfigMaps of 1 KiB data,
+1.5 KiB of JSON; ``bench/list_inproc.py``): 2.1 KiB per object, its JSON and
+the entry around it.
 """
 
 from __future__ import annotations
@@ -53,8 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from kapi.objcopy import deep_copy
-from kapi.storage.interface import NO_LABELS, EncodedItem, EncodedList, encode_json
+from kapi.storage.interface import EncodedItem, EncodedList, encode_json
 from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 from kapi.storage.watchcache import WatchCache, watch_cache
 
@@ -95,47 +93,33 @@ def enabled() -> bool:
 
 
 class Entry:
-    """One object in a store, read-only. Made either from a change event's
-    parsed object (``stored``, shared with the watch cache) or from a fill's
-    :class:`~kapi.storage.interface.EncodedItem` (``item``: the stored JSON,
-    parsed again only when something needs more than the object's key and
-    labels, such as a field selector on another field, or a conversion to the
-    served version). ``encoded`` is the served JSON, once made; it is the
-    stored JSON itself where the served version is the stored form."""
+    """One object in a store, read-only: ``item`` is its stored JSON with its
+    key and labels (:class:`~kapi.storage.interface.EncodedItem`), parsed
+    again only when something needs more than the key and labels (a field
+    selector on another field, a conversion to the served version).
+    ``encoded`` is the served JSON, once made: the stored JSON itself where
+    the served version is the stored form."""
 
-    __slots__ = ("_stored", "encoded", "item")
+    __slots__ = ("encoded", "item")
 
-    def __init__(self, stored: Object | None = None, item: EncodedItem | None = None) -> None:
-        self._stored = stored
+    def __init__(self, item: EncodedItem) -> None:
         self.item = item
         self.encoded: bytes | None = None
 
     @property
     def stored(self) -> Object:
-        """The stored form with its resourceVersion; from ``item`` a new copy
-        at each call (the entry keeps only the bytes)."""
-        stored = self._stored
-        return stored if stored is not None else orjson.loads(self.item.json)  # type: ignore[union-attr]
-
-    @property
-    def stored_json(self) -> bytes | None:
-        item = self.item
-        return item.json if item is not None else None
+        """The stored form with its resourceVersion: a new copy at each call."""
+        return orjson.loads(self.item.json)
 
     @property
     def labels(self) -> Mapping[str, str]:
-        item = self.item
-        if item is not None:
-            return item.labels
-        return self._stored["metadata"].get("labels") or NO_LABELS  # type: ignore[index]
+        return self.item.labels
 
     @property
     def head(self) -> Object:
         """What key and label selections read: the object's metadata name,
-        namespace and labels (``stored`` itself when it is parsed)."""
+        namespace and labels."""
         item = self.item
-        if item is None:
-            return self._stored  # type: ignore[return-value]
         meta = {"name": item.name, "labels": item.labels}
         if item.namespace:
             meta["namespace"] = item.namespace
@@ -178,7 +162,7 @@ class Store:
         return snapshot
 
     def fill(self, listed: EncodedList) -> None:
-        self.objects = {(item.namespace, item.name): Entry(item=item) for item in listed.items}
+        self.objects = {(item.namespace, item.name): Entry(item) for item in listed.items}
         self.revision = self.changed = listed.revision
         self._sorted = None
         self._snapshot = None
@@ -186,7 +170,7 @@ class Store:
     def apply(self, events: Iterable, seen: int) -> None:
         """Apply change events (in version order) newer than the store; then
         the store is complete up to ``seen`` as well."""
-        from kapi.storage.postgres import _stamp
+        from kapi.storage.postgres import encoded_item
 
         for event in events:
             if event.revision <= self.revision:
@@ -199,7 +183,7 @@ class Store:
             else:
                 if key not in self.objects:
                     self._sorted = None
-                self.objects[key] = Entry(_stamp(event.raw, event.revision))
+                self.objects[key] = Entry(encoded_item(event.namespace, event.name, event.raw, event.revision))
             self.revision = self.changed = event.revision
         self.revision = max(self.revision, seen)
 
@@ -221,6 +205,29 @@ def entry_matcher(
         return (labels is None or labels.matches(entry.labels)) and (fields is None or fields.matches(view(entry)))
 
     return matches
+
+
+def _catch_up(store: Store, channel) -> None:
+    """A channel's keeper (``Channel.keepers``, on the loop, before the
+    channel trims events): apply the events ``store`` has not, so that it
+    never needs a fill again because they were gone; unless a request holds
+    the store (it brings it up to date itself), or it is not filled."""
+    if not store.lock.acquire(blocking=False):
+        return
+    try:
+        if store.position is None:
+            return
+        events = channel.since(store.position)
+        if events is None:
+            store.position = None
+            return
+        store.apply(events, 0)
+        store.position += len(events)
+    except Exception:  # noqa: BLE001 - the next list fills the store again
+        store.position = None
+        log.warning("bringing a list cache store up to date failed", exc_info=True)
+    finally:
+        store.lock.release()
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[[], Any]) -> Any:
@@ -337,7 +344,7 @@ class ListCache:
                 if size is not None and size(BACKGROUND_FILL_OVER + 1) > BACKGROUND_FILL_OVER:
                     self._fill_in_background(key, store, channel, fill)
                     return None
-                if not self._fill(store, channel, fill):
+                if not self._fill(key, store, channel, fill):
                     return None
             # Channels change on the loop only; read there, all at once:
             # the revision first (every event at or below it is published).
@@ -350,11 +357,19 @@ class ListCache:
             return store
         return None
 
-    def _fill(self, store: Store, channel, fill: Callable[[], EncodedList]) -> bool:
-        """Fill ``store`` from the database and join it to the channel (with
-        ``store.lock`` held); False when the channel starts after the list."""
+    def _fill(self, key: Key, store: Store, channel, fill: Callable[[], EncodedList]) -> bool:
+        """Fill ``store`` from the database and join it to the channel, which
+        keeps it from then on (with ``store.lock`` held); False when the
+        channel starts after the list."""
         listed = fill()
-        position = _on_loop(self.cache.loop, functools.partial(channel.position_after, listed.revision))
+
+        def join() -> int | None:
+            position = channel.position_after(listed.revision)
+            if position is not None:
+                channel.keepers[key] = functools.partial(_catch_up, store)
+            return position
+
+        position = _on_loop(self.cache.loop, join)
         if position is None:
             return False  # the channel starts after the list: no way to join them
         store.fill(listed)
@@ -374,7 +389,7 @@ class ListCache:
             try:
                 with store.lock:
                     if store.position is None:
-                        self._fill(store, channel, fill)
+                        self._fill(key, store, channel, fill)
             except Exception:  # noqa: BLE001 - the next list tries again
                 log.warning("filling the list cache of %s failed", key, exc_info=True)
             finally:
@@ -391,13 +406,8 @@ class ListCache:
         ``convert`` is None (the served version is the stored form)."""
         encoded = entry.encoded
         if encoded is None:
-            stored_json = entry.stored_json
-            if convert is None:
-                encoded = stored_json if stored_json is not None else encode_json(entry.stored)
-            else:
-                # A parse of the stored JSON is already a private copy.
-                private = entry.stored if stored_json is not None else deep_copy(entry.stored)
-                encoded = encode_json(convert(private))
+            # A parse of the stored JSON is already a private copy.
+            encoded = entry.item.json if convert is None else encode_json(convert(entry.stored))
             entry.encoded = encoded
         return encoded
 

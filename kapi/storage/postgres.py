@@ -54,7 +54,7 @@ from kapi.storage.interface import (
 from kapi.storage.notify import notify_change
 from kapi.storage.summaries import SummaryReads
 
-__all__ = ["PostgresStorage"]
+__all__ = ["PostgresStorage", "encoded_item"]
 
 #: Rows a streamed list reads per chunk (``list_encoded``).
 STREAM_ROWS = 500
@@ -215,6 +215,13 @@ def _stamp(data: Any, revision: int) -> Object:
     meta["resourceVersion"] = str(revision)
     obj["metadata"] = _ordered(meta, _META_ORDER)
     return _ordered(obj, _TOP_ORDER)
+
+
+def encoded_item(namespace: str, name: str, data: str | bytes, revision: int) -> EncodedItem:
+    """A stored row's JSON (``data``, without its resourceVersion) as
+    :class:`EncodedItem`: parsed, stamped and encoded again, keys in kube's order."""
+    obj = _stamp(data, revision)
+    return EncodedItem(namespace, name, encode_json(obj), obj["metadata"].get("labels") or NO_LABELS)
 
 
 def _strip(obj: Object) -> tuple[str, str]:
@@ -444,9 +451,7 @@ class PostgresStorage(SummaryReads, Storage):
         append = items.append
         with connection.cursor() as cur, connection.wrap_database_errors:
             for namespace, name, rv, data in cur.cursor.stream(sql, params, size=STREAM_ROWS):
-                obj = _stamp(data, rv)
-                labels = obj["metadata"].get("labels") or NO_LABELS
-                append(EncodedItem(namespace, name, encode_json(obj), labels))
+                append(encoded_item(namespace, name, data, rv))
         return EncodedList(items, revision)
 
     def _count_after(self, query: ListQuery, revision: int, after: tuple[str, str]) -> int:

@@ -159,6 +159,11 @@ class Channel:
     read the database (``Storage.recent``), and the previous state of the
     object's next MODIFIED event (:meth:`fill_previous`). It holds no object of
     its own.
+
+    ``keepers`` are called (on the loop, with the channel) before events are
+    trimmed: what keeps a copy of the collection up to date from the events
+    (a list cache store) catches up there, instead of being filled again from
+    the database once the events it needs are gone.
     """
 
     def __init__(self, floor: int, capacity: int) -> None:
@@ -168,6 +173,7 @@ class Channel:
         self.floor = floor
         self.capacity = capacity
         self.readers: set[Reader] = set()
+        self.keepers: dict[object, Callable[[Channel], None]] = {}
         self._waiters: list[asyncio.Future] = []
         #: Shared timers: rounded wake-up time -> (handle, the futures waiting for it).
         self._ticks: dict[float, tuple[asyncio.TimerHandle, set[asyncio.Future]]] = {}
@@ -220,6 +226,8 @@ class Channel:
                 latest[(event.namespace, event.name)] = event
         # Trim in chunks (a quarter of the capacity) so appends stay O(1) amortised.
         if len(self.events) > self.capacity + self.capacity // 4:
+            for keep in list(self.keepers.values()):
+                keep(self)
             drop = len(self.events) - self.capacity
             self.floor = self.events[drop - 1].revision
             for event in self.events[:drop]:

@@ -1,16 +1,21 @@
 """``list_encoded``: the list a list cache fills from, each object kept as
 its JSON. It is ``list`` exactly (same objects, resourceVersions and key
-order), streamed, in no order; a cache entry made from it serves those bytes as they
-are, and parses them only for what needs the object."""
+order), streamed, in no order; a cache entry made from it serves those bytes
+as they are, and parses them only for what needs the object. A store stays
+joined to its channel, which brings it up to date before it trims events."""
 
 from __future__ import annotations
+
+import functools
 
 import orjson
 from storage.conftest import GROUP, widget
 
-from kapi.storage.interface import Key, ListQuery
-from kapi.storage.listcache import Entry, ListCache
+from kapi.storage.changes import ChangeEvent
+from kapi.storage.interface import EncodedList, Key, ListQuery
+from kapi.storage.listcache import Entry, ListCache, Store, _catch_up
 from kapi.storage.postgres import STREAM_ROWS
+from kapi.storage.watchcache import Channel
 
 
 def test_list_encoded_is_list_as_json(storage, resource) -> None:
@@ -36,19 +41,56 @@ def test_list_encoded_is_list_as_json(storage, resource) -> None:
 def test_an_entry_serves_its_stored_json_and_converts_a_private_copy(storage, resource) -> None:
     storage.create(Key(GROUP, resource, "ns", "a"), widget("a", "ns", n=1))
     (item,) = storage.list_encoded(ListQuery(GROUP, resource)).items
-    entry = Entry(item=item)
+    entry = Entry(item)
     assert ListCache.encode(entry, None) is item.json  # served as stored: the same bytes
 
     def convert(obj):
         obj["spec"] = {"renamed": obj.pop("n")}
         return obj
 
-    converted = Entry(item=item)
+    converted = Entry(item)
     assert orjson.loads(ListCache.encode(converted, convert))["spec"] == {"renamed": 1}
     assert converted.stored["n"] == 1 and orjson.loads(item.json)["n"] == 1  # kept as it was
-    # An entry made from an event's object converts a copy, and keeps the object.
-    parsed = orjson.loads(item.json)
-    from_event = Entry(parsed)
-    assert orjson.loads(ListCache.encode(from_event, convert))["spec"] == {"renamed": 1}
-    assert from_event.stored is parsed and parsed["n"] == 1
-    assert from_event.labels == {} and entry.head["metadata"] == {"name": "a", "namespace": "ns", "labels": {}}
+    assert entry.labels == {} and entry.head["metadata"] == {"name": "a", "namespace": "ns", "labels": {}}
+
+
+def _event(rv: int, name: str, type: str = "ADDED") -> ChangeEvent:
+    raw = orjson.dumps({"apiVersion": "v1", "kind": "Widget", "metadata": {"name": name, "labels": {"n": str(rv)}}})
+    return ChangeEvent(rv, GROUP, "widgets", "ns", name, type, raw, None)
+
+
+def _kept(channel: Channel) -> Store:
+    store = Store()
+    store.fill(EncodedList([], 0))
+    store.position = channel.end
+    channel.keepers["store"] = functools.partial(_catch_up, store)
+    return store
+
+
+def test_a_channel_keeps_its_stores_up_to_date_before_it_trims() -> None:
+    """A store joined to its channel applies the events the channel is about
+    to trim, so it never needs a fill from the database because they are
+    gone; events applied from a channel are kept as JSON, like a fill's."""
+    channel = Channel(floor=0, capacity=8)
+    store = _kept(channel)
+    for rv in range(1, 41):
+        channel.publish([_event(rv, f"o{rv % 12}", "ADDED" if rv <= 12 else "MODIFIED")])
+    channel.publish([_event(41, "o0", "DELETED")])
+    assert channel.offset > 0 and channel.since(0) is None  # it trimmed
+    assert store.position is not None and store.position >= channel.offset
+    store.apply(channel.since(store.position), 0)
+    assert sorted(name for _ns, name in store.objects) == sorted(f"o{i}" for i in range(1, 12))
+    entry = store.objects[("ns", "o5")]
+    assert orjson.loads(entry.item.json)["metadata"] == {"name": "o5", "resourceVersion": "29", "labels": {"n": "29"}}
+    assert entry.labels == {"n": "29"}
+
+
+def test_a_store_in_use_is_left_to_its_request_and_filled_again_if_it_lost_events() -> None:
+    channel = Channel(floor=0, capacity=8)
+    store = _kept(channel)
+    with store.lock:  # a request reads the store: the channel does not wait for it
+        for rv in range(1, 30):
+            channel.publish([_event(rv, f"o{rv}")])
+    assert store.objects == {}
+    channel.publish([_event(rv, f"o{rv}") for rv in range(30, 42)])
+    assert store.position is None  # the events it needed were trimmed: the next list fills it
