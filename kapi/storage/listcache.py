@@ -10,12 +10,12 @@ read from the watch cache's channel at the store's cursor. A list brings its
 store up to date (under the store's lock) before it answers; so does the
 channel, before it trims events the store has not applied yet (a keeper,
 ``Channel.keepers``), as kube's cacher applies every event to its store. A
-store costs nothing while its resource is not written. A big fill (more than ``BACKGROUND_FILL_OVER``
-objects: 0.15 s and more for 10,000) asked for by a page runs in the
-background, as kube's cacher is filled by its reflector: the database answers
-the pages that come meanwhile, so that no small request waits for it (the
-first page in a process, or the first after the channel overflowed, stalled
-others for that long while a big namespace was purged). A consistent list
+store costs nothing while its resource is not written. A big fill (more than
+``BACKGROUND_FILL_OVER`` objects: 0.15 s and more for 10,000) asked for by a
+page runs in the background, as kube's cacher is filled by its reflector:
+the database answers the pages that come meanwhile, so that no small request
+waits for it (the first page in a process, or the first after the channel
+overflowed, stalled others for that long while a big namespace was purged). A consistent list
 first waits for the watch cache to reach the database's current revision
 (:meth:`ListCache.current_at_least`); pages read a :meth:`Store.snapshot`
 (``kapi.storage.listsnapshot``), kept in :attr:`ListCache.snapshots`.
@@ -32,9 +32,10 @@ are applied in version order; the watch cache raises its ``revision`` only
 after publishing every event at or below it, so reading that revision before
 the events proves the store complete up to it. When the channel lost events
 the store needs (trimmed while a request held the store, or reset after
-compaction) the store is refilled from the database. Memory (tracemalloc over 10,000 ConfigMaps of 1 KiB data,
-1.5 KiB of JSON; ``bench/list_inproc.py``): 2.1 KiB per object, its JSON and
-the entry around it.
+compaction) the store is refilled from the database. Memory (tracemalloc
+over 10,000 ConfigMaps of 1 KiB data, 1.5 KiB of JSON;
+``bench/list_inproc.py``): 2.1 KiB per object, its JSON and the entry
+around it.
 """
 
 from __future__ import annotations
