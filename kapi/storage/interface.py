@@ -165,6 +165,12 @@ class EncodedItem(NamedTuple):
     json: bytes
     labels: Mapping[str, str]
 
+    @classmethod
+    def of(cls, obj: Object) -> EncodedItem:
+        """``obj`` (stamped with its resourceVersion, keys in kube's order) encoded."""
+        meta = obj["metadata"]
+        return cls(meta.get("namespace") or "", meta["name"], encode_json(obj), meta.get("labels") or NO_LABELS)
+
 
 @dataclass
 class EncodedList:
@@ -214,18 +220,7 @@ class Storage(ABC):
         API process's list cache). Implementations may stream the rows and
         never hold them all parsed."""
         page = self.list(query)
-        return EncodedList(
-            [
-                EncodedItem(
-                    o["metadata"].get("namespace") or "",
-                    o["metadata"]["name"],
-                    encode_json(o),
-                    o["metadata"].get("labels") or NO_LABELS,
-                )
-                for o in page.items
-            ],
-            page.revision,
-        )
+        return EncodedList([EncodedItem.of(o) for o in page.items], page.revision)
 
     @abstractmethod
     def current_revision(self) -> int:

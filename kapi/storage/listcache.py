@@ -184,7 +184,7 @@ class Store:
             else:
                 if key not in self.objects:
                     self._sorted = None
-                self.objects[key] = Entry(encoded_item(event.namespace, event.name, event.raw, event.revision))
+                self.objects[key] = Entry(encoded_item(event.raw, event.revision))
             self.revision = self.changed = event.revision
         self.revision = max(self.revision, seen)
 

@@ -38,7 +38,6 @@ from kapi.storage.errors import (
     ResourceVersionExpired,
 )
 from kapi.storage.interface import (
-    NO_LABELS,
     Change,
     ChangeFilter,
     EncodedItem,
@@ -49,7 +48,6 @@ from kapi.storage.interface import (
     ListQuery,
     Object,
     Storage,
-    encode_json,
 )
 from kapi.storage.notify import notify_change
 from kapi.storage.summaries import SummaryReads
@@ -217,11 +215,10 @@ def _stamp(data: Any, revision: int) -> Object:
     return _ordered(obj, _TOP_ORDER)
 
 
-def encoded_item(namespace: str, name: str, data: str | bytes, revision: int) -> EncodedItem:
+def encoded_item(data: str | bytes, revision: int) -> EncodedItem:
     """A stored row's JSON (``data``, without its resourceVersion) as
     :class:`EncodedItem`: parsed, stamped and encoded again, keys in kube's order."""
-    obj = _stamp(data, revision)
-    return EncodedItem(namespace, name, encode_json(obj), obj["metadata"].get("labels") or NO_LABELS)
+    return EncodedItem.of(_stamp(data, revision))
 
 
 def _strip(obj: Object) -> tuple[str, str]:
@@ -450,8 +447,8 @@ class PostgresStorage(SummaryReads, Storage):
         items = []
         append = items.append
         with connection.cursor() as cur, connection.wrap_database_errors:
-            for namespace, name, rv, data in cur.cursor.stream(sql, params, size=STREAM_ROWS):
-                append(encoded_item(namespace, name, data, rv))
+            for _namespace, _name, rv, data in cur.cursor.stream(sql, params, size=STREAM_ROWS):
+                append(encoded_item(data, rv))
         return EncodedList(items, revision)
 
     def _count_after(self, query: ListQuery, revision: int, after: tuple[str, str]) -> int:
