@@ -10,10 +10,11 @@ graceful shutdown; ``serve`` names itself in ``KAPI_SERVE_PID`` so that only
 its direct children ask. An API worker is a grandchild: it asks the same of
 the API server's supervisor (:func:`follow_parent`), which uvicorn's own
 supervision does not give it (a supervisor killed outright left its workers
-answering on the port). A Celery pool process stops with its own parent. The
-embedded PostgreSQL and Redis daemons are not children of ``serve`` by then and are left running: the next
-``serve`` on the same data directory reuses the PostgreSQL server and stops
-the stale Redis before it starts its own (``embedded.start_redis``).
+answering on the port). A Celery pool process stops with its own parent.
+The embedded PostgreSQL and Redis daemons are not children of ``serve`` by
+then and are left running: the next ``serve`` on the same data directory
+reuses the PostgreSQL server and stops the stale Redis before it starts its
+own (``embedded.start_redis``).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ statement over ``kapi_object``, written for the indexes migration 0005 adds:
 ``kapi_owner_uids(data)`` (GIN, partial on ``ownerReferences``) for
 dependents, ``kapi_object_deleting`` (partial on ``deletionTimestamp``) for
 the objects being deleted, ``kapi_object_namespace`` (the key, namespace
-first: migration 0014) for a namespace's content, and the unique ``uid``. The predicates those partial indexes are
-defined with appear here verbatim, or PostgreSQL could not use them.
+first: migration 0014) for a namespace's content, and the unique ``uid``.
+The predicates those partial indexes are defined with appear here verbatim,
+or PostgreSQL could not use them.
 """
 
 from __future__ import annotations
