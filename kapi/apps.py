@@ -13,10 +13,12 @@ class KapiConfig(AppConfig):
 
         post_migrate.connect(_on_post_migrate, sender=self)
 
+        from kapi.controlplane import wakeup as controlplane
         from kapi.lifecycle.wakeup import before_write, on_write
         from kapi.registry.store import BEFORE_WRITE_OBSERVERS, WRITE_OBSERVERS
 
         if before_write not in BEFORE_WRITE_OBSERVERS:
             BEFORE_WRITE_OBSERVERS.append(before_write)
-        if on_write not in WRITE_OBSERVERS:
-            WRITE_OBSERVERS.append(on_write)
+        for observer in (on_write, controlplane.on_write):
+            if observer not in WRITE_OBSERVERS:
+                WRITE_OBSERVERS.append(observer)

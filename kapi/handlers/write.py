@@ -52,7 +52,7 @@ def delete(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     options = delete_options(scope, body)
     obj, deleted_now = registry.delete(rt, scope.namespace or "", scope.name, options)
-    if not deleted_now or rt.plural == "namespaces":
+    if not deleted_now or rt.plural == "namespaces" or rt.strategy.return_deleted_object:
         # Still there (finalizers): kube answers with the object as it now stands,
         # 202 only when the client asked for cascading with orphanDependents=false.
         return Result(202 if options.orphan_dependents is False and not deleted_now else 200, obj)

@@ -40,6 +40,7 @@ class SchemaStrategy(Strategy):
         self.allow_create_on_update = inner.allow_create_on_update
         self.allow_unconditional_update = inner.allow_unconditional_update
         self.serialize_writes = inner.serialize_writes
+        self.return_deleted_object = inner.return_deleted_object
         self.scale = scale
         inner.status_subresource = self.status_subresource
 

@@ -111,6 +111,9 @@ class Strategy:
     #: Writes of this type run one at a time across every process: preparing one
     #: reads other objects of the type (CRD names are first come, first served).
     serialize_writes: bool = False
+    #: A delete answers with the object deleted rather than a ``Status``
+    #: (kube's ``ReturnDeletedObject``: Services).
+    return_deleted_object: bool = False
 
     # -- writes ---------------------------------------------------------------
     def prepare_for_create(self, obj: Object) -> None:
