@@ -22,6 +22,7 @@ def create(scope: RequestScope, registry: Registry, body) -> Result:
     if scope.name:
         raise errors.method_not_supported(rt.group, rt.plural, "create")
     options.duplicate_fields = duplicate_fields(body)
+    options.yaml_duplicates = list(getattr(body, "yaml_duplicates", ()) or ())
     obj = registry.create(rt, scope.namespace or "", body, options)
     return Result(201, obj, warnings=list(options.warnings))
 
@@ -30,6 +31,7 @@ def update(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     options = update_options(scope)
     options.duplicate_fields = duplicate_fields(body)
+    options.yaml_duplicates = list(getattr(body, "yaml_duplicates", ()) or ())
     obj, created = registry.update(rt, scope.namespace or "", scope.name, body, options)
     return Result(201 if created else 200, obj, warnings=list(options.warnings))
 

@@ -76,6 +76,14 @@ def json_path_value(obj: Any, path: str) -> Any:
     return node
 
 
+def _has_default(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "default" in schema or any(_has_default(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_default(v) for v in schema)
+    return False
+
+
 class CustomResourceStrategy(Strategy):
     def __init__(self, crd: Object, version: Object) -> None:
         spec = crd.get("spec") or {}
@@ -95,6 +103,14 @@ class CustomResourceStrategy(Strategy):
             "type": "object"
         }
         self.validator = validator_for_schema(self.schema)
+        # Only versions whose schema has a default cost anything on read.
+        self.stored_schemas: dict[str, dict] = {
+            v["name"]: schema
+            for v in spec.get("versions") or ()
+            if v.get("name")
+            and (schema := (v.get("schema") or {}).get("openAPIV3Schema"))
+            and _has_default(schema)
+        }
         subresources = version.get("subresources") or {}
         self.status_subresource = "status" in subresources
         scale = subresources.get("scale")
@@ -179,6 +195,13 @@ class CustomResourceStrategy(Strategy):
         return obj
 
     def from_storage(self, obj: Object, version: str) -> Object:
+        """Defaults of the version the object was stored in, as kube's storage
+        decoder applies them (a default added later shows on read, is not
+        written back), then the served apiVersion. MUTATES ``obj``."""
+        stored = str(obj.get("apiVersion") or "").rpartition("/")[2]
+        schema = self.stored_schemas.get(stored)
+        if schema is not None:
+            apply_defaults(obj, schema)
         obj["apiVersion"] = f"{self.group}/{version}"
         return obj
 
