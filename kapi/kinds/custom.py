@@ -307,6 +307,7 @@ def types_for_crd(crd: Object) -> list[ResourceType]:
                 extra={
                     "crd": strategy.crd_name,
                     "openapi_schema": _published_schema(strategy.schema),
+                    "crd_schema": strategy.schema,
                     "list_kind": names.get("listKind") or f"{names['kind']}List",
                     "deprecation_warning": _deprecation_warning(spec, version, names["kind"]),
                 },

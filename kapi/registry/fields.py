@@ -18,7 +18,7 @@ from kapi import errors
 from kapi.fieldmanager import FieldManager
 from kapi.registry.options import CreateOptions
 from kapi.registry.resource import ResourceType
-from kapi.schema import schema_for
+from kapi.schema import TypeSchema, builtin_definitions, schema_for
 
 __all__ = ["check_applied_fields", "check_fields", "field_manager", "manage_fields"]
 
@@ -44,8 +44,7 @@ def check_fields(
 ) -> None:
     """Prunes unknown fields from ``obj`` (mutated) and reports them per
     ``options.field_validation``; ``strict_code`` is 400 for POST/PUT, 422 for PATCH."""
-    schema = schema_for(rt)
-    unknown = schema.unknown_fields(obj, prune=True) if schema is not None else []
+    unknown = _unknown_fields(rt, obj, prune=True)
     problems = [f'unknown field "{p}"' for p in unknown]
     if options.yaml_duplicates:
         # kube's YAML serializer: the decoder's error first, unknown fields sorted.
@@ -69,6 +68,29 @@ def check_fields(
     raise errors.StatusError(errors.status_failure(strict_code, "Invalid", detail))
 
 
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+@functools.cache
+def _object_meta() -> TypeSchema:
+    defs = builtin_definitions()
+    return TypeSchema(defs[_OBJECT_META], defs)
+
+
+def _unknown_fields(rt: ResourceType, obj: Object, prune: bool = False) -> list[str]:
+    """Paths of the fields of ``obj`` its type does not declare (removed with
+    ``prune``). A custom resource's schema keeps ``metadata`` open; kube decodes
+    it as an ObjectMeta all the same, so its unknown fields count too."""
+    schema = schema_for(rt)
+    if schema is None:
+        return []
+    unknown = schema.unknown_fields(obj, prune=prune)
+    meta = obj.get("metadata")
+    if "crd" in rt.extra and isinstance(meta, dict):
+        unknown[:0] = _object_meta().unknown_fields(meta, "metadata", prune=prune)
+    return unknown
+
+
 def _yaml_errors(lines: list[str]) -> str:
     return "yaml: unmarshal errors:\n  " + "\n  ".join(lines)
 
@@ -78,8 +100,7 @@ def check_applied_fields(rt: ResourceType, config: Object, options: CreateOption
     declare (400, kube's typed-patch error; kube 1.28 answers it with a 500,
     fixed upstream to 400), then reports duplicate keys per ``fieldValidation``
     as kube's strict YAML decoding words them. Does not mutate ``config``."""
-    schema = schema_for(rt)
-    unknown = schema.unknown_fields(config) if schema is not None else []
+    unknown = _unknown_fields(rt, config)
     if unknown:
         meta = config.get("metadata") or {}
         group, _, version = rt.api_version.rpartition("/")

@@ -130,6 +130,16 @@ class TypeSchema:
 
     def _unknown(self, obj: Any, prefix: str, out: list[str], prune: bool) -> None:
         if self.preserves_unknown:
+            # Unknown keys are kept here, but a declared field has its schema
+            # (kube prunes and checks inside it all the same).
+            if isinstance(obj, dict) and self.is_struct:
+                props = self.node["properties"]
+                for key, value in obj.items():
+                    if key in props and isinstance(value, (dict, list)):
+                        child = self.field(key)
+                        if child is not None:
+                            path = f"{prefix}.{key}" if prefix else key
+                            child._unknown(value, path, out, prune)
             return
         if isinstance(obj, dict):
             if self.is_struct:
