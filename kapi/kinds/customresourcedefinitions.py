@@ -265,14 +265,23 @@ class CustomResourceDefinitionStrategy(Strategy):
     def prepare_for_status_update(self, obj: Object, old: Object) -> None:
         """Only status changes; a condition's ``type`` and ``status`` decode to
         ``""`` when absent, as into kube's Go struct (kube's status validation
-        checks only the accepted names). MUTATES ``obj``."""
+        checks only the accepted names). The names and ``Established`` are then
+        decided again, as kube's naming and establishing controllers would right
+        after the write, so the CRD stays served. MUTATES ``obj``."""
         super().prepare_for_status_update(obj, old)
         status = obj.get("status")
-        conditions = status.get("conditions") if isinstance(status, dict) else None
-        for condition in conditions if isinstance(conditions, list) else ():
-            if isinstance(condition, dict):
-                condition.setdefault("type", "")
-                condition.setdefault("status", "")
+        if not isinstance(status, dict):
+            status = {}
+        conditions = status.get("conditions") or []
+        names = status.get("acceptedNames") or {}
+        if not isinstance(conditions, list) or not isinstance(names, dict):
+            return  # mistyped: the schema check refuses it
+        if not all(isinstance(c, dict) for c in conditions):
+            return
+        for condition in conditions:
+            condition.setdefault("type", "")
+            condition.setdefault("status", "")
+        obj["status"] = _status(obj, status)
 
     def prepare_for_graceful_delete(self, obj: Object) -> None:
         """``Terminating`` while the cleanup finalizer deletes the custom resources

@@ -14,6 +14,7 @@ from typing import Any
 __all__ = ["TypeSchema"]
 
 Node = dict[str, Any]
+_TYPE_AND_OBJECT_META = frozenset({"apiVersion", "kind", "metadata"})
 
 
 def _types(node: Node) -> set[str]:
@@ -144,9 +145,12 @@ class TypeSchema:
         if isinstance(obj, dict):
             if self.is_struct:
                 props = self.node["properties"]
+                embedded = self.node.get("x-kubernetes-embedded-resource")
                 for key, value in list(obj.items()):
                     if key in props and not isinstance(value, (dict, list)):
                         continue  # a declared scalar: nothing in it to be unknown
+                    if embedded and key in _TYPE_AND_OBJECT_META and key not in props:
+                        continue  # an embedded object's own, declared or not
                     path = f"{prefix}.{key}" if prefix else key
                     child = self.field(key)
                     if child is None:
