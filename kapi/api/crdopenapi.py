@@ -79,8 +79,7 @@ def _with_embedded(node: Any, prefix: str, v2: bool) -> Any:
     """kube's ``addEmbeddedProperties``, below the root."""
     if not isinstance(node, dict):
         return node
-    out = _children(node, lambda child: _embedded(child, prefix, v2))
-    return out
+    return _children(node, lambda child: _embedded(child, prefix, v2))
 
 
 def _embedded(node: Any, prefix: str, v2: bool) -> Any:
@@ -92,7 +91,9 @@ def _embedded(node: Any, prefix: str, v2: bool) -> Any:
     if out.get("x-kubernetes-embedded-resource"):
         _add_type_meta(out, prefix, _EMBEDDED_TYPE_META)
         required = list(out.get("required") or [])
-        out["required"] = required + [k for k in ("kind", "apiVersion") if k not in required]
+        out["required"] = required + [
+            k for k in ("kind", "apiVersion") if k not in required
+        ]
     return out
 
 
@@ -103,7 +104,9 @@ def _to_v2(node: Any) -> Any:
     out = {k: v for k, v in node.items() if k not in _JUNCTORS}
     props = out.get("properties")
     if isinstance(props, dict) and out.get("required"):
-        nullable = {k for k, v in props.items() if isinstance(v, dict) and v.get("nullable")}
+        nullable = {
+            k for k, v in props.items() if isinstance(v, dict) and v.get("nullable")
+        }
         out["required"] = [r for r in out["required"] if r not in nullable]
     extra = out.get("additionalProperties")
     if isinstance(extra, dict) and extra.get("nullable"):

@@ -95,7 +95,9 @@ def _yaml_errors(lines: list[str]) -> str:
     return "yaml: unmarshal errors:\n  " + "\n  ".join(lines)
 
 
-def check_applied_fields(rt: ResourceType, config: Object, options: CreateOptions) -> None:
+def check_applied_fields(
+    rt: ResourceType, config: Object, options: CreateOptions
+) -> None:
     """Refuses an applied configuration with fields the type's schema does not
     declare (400, kube's typed-patch error; kube 1.28 answers it with a 500,
     fixed upstream to 400), then reports duplicate keys per ``fieldValidation``
@@ -107,7 +109,9 @@ def check_applied_fields(rt: ResourceType, config: Object, options: CreateOption
         where = f"{meta.get('namespace', '')}/{meta.get('name', '')}; {group}/{version}, Kind={rt.kind}"
         found = [f".{path}: field not declared in schema" for path in unknown]
         detail = found[0] if len(found) == 1 else "errors:\n  " + "\n  ".join(found)
-        raise errors.bad_request(f"failed to create typed patch object ({where}): {detail}")
+        raise errors.bad_request(
+            f"failed to create typed patch object ({where}): {detail}"
+        )
     duplicates = options.yaml_duplicates or [
         f'duplicate field "{p}"' for p in options.duplicate_fields
     ]

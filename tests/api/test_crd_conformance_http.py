@@ -48,7 +48,11 @@ _SCHEMA = {
                 "foo": {"type": "string"},
             },
         },
-        "maybe": {"type": "object", "nullable": True, "properties": {"x": {"type": "string"}}},
+        "maybe": {
+            "type": "object",
+            "nullable": True,
+            "properties": {"x": {"type": "string"}},
+        },
     },
 }
 
@@ -85,7 +89,10 @@ def _cr(crd: dict, name: str, **fields) -> dict:
 def test_kinds_are_dns1035_labels_once_lower_cased(api, crd):
     """A dashed lower-case kind is served; a kind starting with a digit and a
     listKind equal to the kind are refused with kube's messages."""
-    assert crd["status"]["acceptedNames"]["listKind"] == crd["spec"]["names"]["kind"] + "List"
+    assert (
+        crd["status"]["acceptedNames"]["listKind"]
+        == crd["spec"]["names"]["kind"] + "List"
+    )
     assert api.post(_url(crd), _cr(crd, "k")).status_code == 201
     body = crd_manifest("bad.example.com", "things", "1Thing", {"type": "object"})
     body["spec"]["names"]["listKind"] = "1Thing"
@@ -108,9 +115,14 @@ def test_status_takes_a_condition_without_type_and_status(api, crd):
     of ``status.conditions`` with a bare message is stored (type and status
     empty), and the CRD stays established and served."""
     url = f"{CRD_PATH}/{crd['metadata']['name']}/status"
-    patch = [{"op": "add", "path": "/status/conditions", "value": [{"message": "patched"}]}]
+    patch = [
+        {"op": "add", "path": "/status/conditions", "value": [{"message": "patched"}]}
+    ]
     response = api.request(
-        "PATCH", url, json=patch, headers={"Content-Type": "application/json-patch+json"}
+        "PATCH",
+        url,
+        json=patch,
+        headers={"Content-Type": "application/json-patch+json"},
     )
     assert response.status_code == 200, response.text
     conditions = response.json()["status"]["conditions"]
@@ -198,7 +210,9 @@ def test_apply_refuses_undeclared_fields_whatever_the_validation(api, crd):
     in the root metadata or inside a preserved object's declared fields; it says
     so before any schema error (the embedded resource misses apiVersion)."""
     kind = crd["spec"]["names"]["kind"]
-    response = _apply(api, crd, "u", "metadata:\n  name: u\nunknownField: x\n", "Ignore")
+    response = _apply(
+        api, crd, "u", "metadata:\n  name: u\nunknownField: x\n", "Ignore"
+    )
     status = assert_status(response, 400, "BadRequest")
     assert status["message"] == (
         f"failed to create typed patch object (/u; {crd['spec']['group']}/v1, Kind={kind}): "
@@ -226,7 +240,9 @@ def test_apply_reports_duplicate_keys_by_line(api, crd):
     )
     warned = _apply(api, crd, "d", yaml, "Warn")
     assert warned.status_code == 201, warned.text
-    assert warned.headers["Warning"] == '299 - "line 8: key \\"foo\\" already set in map"'
+    assert (
+        warned.headers["Warning"] == '299 - "line 8: key \\"foo\\" already set in map"'
+    )
     assert warned.json()["loose"] == {"unknown": 1, "foo": "foo2"}
 
 
