@@ -11,9 +11,12 @@ subresource when the CRD has one, and prints ``additionalPrinterColumns``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from datetime import UTC
 from typing import Any
+
+import orjson
 
 from kapi import errors
 from kapi.errors import Cause
@@ -111,6 +114,13 @@ class CustomResourceStrategy(Strategy):
             and (schema := (v.get("schema") or {}).get("openAPIV3Schema"))
             and _has_default(schema)
         }
+        self._defaults_key = (
+            hashlib.sha256(
+                orjson.dumps(self.stored_schemas, option=orjson.OPT_SORT_KEYS)
+            ).hexdigest()[:16]
+            if self.stored_schemas
+            else ""
+        )
         subresources = version.get("subresources") or {}
         self.status_subresource = "status" in subresources
         scale = subresources.get("scale")
@@ -205,6 +215,10 @@ class CustomResourceStrategy(Strategy):
         obj["apiVersion"] = f"{self.group}/{version}"
         return obj
 
+    def conversion_key(self, version: str) -> str:
+        """Changes with the defaults ``from_storage`` applies."""
+        return self._defaults_key
+
     def serves_stored_form(self, version: str) -> bool:
         # Stored objects keep the apiVersion of the storage version they were
         # written in, which may not be today's: the served one is always set.
@@ -238,8 +252,6 @@ class CustomResourceStrategy(Strategy):
 
                     value = human_duration((datetime.now(UTC) - when).total_seconds())
             elif isinstance(value, (dict, list)):
-                import orjson
-
                 value = orjson.dumps(value).decode()
             cells.append(value)
         return cells
