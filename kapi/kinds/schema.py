@@ -131,6 +131,9 @@ class SchemaStrategy(Strategy):
     def from_storage(self, obj: Object, version: str) -> Object:
         return self.inner.from_storage(obj, version)
 
+    def conversion_key(self, version: str) -> str:
+        return self.inner.conversion_key(version)
+
     def serves_stored_form(self, version: str) -> bool:
         return self.inner.serves_stored_form(version)
 

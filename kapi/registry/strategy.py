@@ -172,6 +172,12 @@ class Strategy:
         """Convert from the stored form to the served ``version``. MAY mutate ``obj``."""
         return obj
 
+    def conversion_key(self, version: str) -> str:
+        """Tells apart the ways ``from_storage`` may convert to ``version`` over
+        time (a cache of converted objects keeps one per key); "" when it
+        converts the same way for the life of the process."""
+        return ""
+
     def serves_stored_form(self, version: str) -> bool:
         """Whether ``from_storage`` returns every stored object unchanged for
         ``version`` (then a cache may serve the stored JSON as it is). A
