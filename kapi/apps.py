@@ -15,10 +15,17 @@ class KapiConfig(AppConfig):
 
         from kapi.controlplane import wakeup as controlplane
         from kapi.lifecycle.wakeup import before_write, on_write
-        from kapi.registry.store import BEFORE_WRITE_OBSERVERS, WRITE_OBSERVERS
+        from kapi.quota.admission import admit as quota_admission
+        from kapi.registry.store import (
+            ADMISSION_PLUGINS,
+            BEFORE_WRITE_OBSERVERS,
+            WRITE_OBSERVERS,
+        )
 
         if before_write not in BEFORE_WRITE_OBSERVERS:
             BEFORE_WRITE_OBSERVERS.append(before_write)
+        if quota_admission not in ADMISSION_PLUGINS:
+            ADMISSION_PLUGINS.append(quota_admission)
         for observer in (on_write, controlplane.on_write):
             if observer not in WRITE_OBSERVERS:
                 WRITE_OBSERVERS.append(observer)

@@ -449,6 +449,30 @@ class DaemonSetStrategy(_Workload):
         ]
 
 
+_POD_UPDATE_FORBIDDEN = (
+    "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+    "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be "
+    "set to 1 if it was previously negative)"
+)
+
+
+def _mutable_masked(spec: dict, old: dict) -> dict:
+    """``spec`` with what an update may change taken from ``old``."""
+    masked = dict(spec)
+    for key in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds", "schedulingGates"):
+        masked.pop(key, None)
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        containers, before = masked.get(key), old.get(key) or []
+        if isinstance(containers, list):
+            masked[key] = [
+                {**c, "image": before[i].get("image")}
+                if isinstance(c, dict) and i < len(before) and isinstance(before[i], dict) else c
+                for i, c in enumerate(containers)
+            ]
+    return masked
+
+
 class PodStrategy(Strategy):
     status_subresource = True
 
@@ -458,6 +482,17 @@ class PodStrategy(Strategy):
 
     def validate(self, obj: Object) -> list[Cause]:
         return validate_pod_spec(obj.get("spec"), "spec")
+
+    def validate_update(self, obj: Object, old: Object) -> list[Cause]:
+        """kube's ValidatePodUpdate: a Pod's spec is immutable but for its
+        images, ``activeDeadlineSeconds``, added tolerations and removed
+        scheduling gates (its resources too: a quota's charge stays true)."""
+        causes = self.validate(obj)
+        new_spec, old_spec = obj.get("spec"), old.get("spec")
+        if isinstance(new_spec, dict) and isinstance(old_spec, dict):
+            if _mutable_masked(new_spec, old_spec) != _mutable_masked(old_spec, old_spec):
+                causes.append(Cause("FieldValueForbidden", _POD_UPDATE_FORBIDDEN, "spec"))
+        return causes
 
     def table_columns(self) -> list[Column]:
         return [

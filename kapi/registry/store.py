@@ -67,6 +67,16 @@ WRITE_OBSERVERS: list = []
 #: stands): for what must be visible no later than the write itself (the
 #: request a write came from, kapi.observability.origin).
 BEFORE_WRITE_OBSERVERS: list = []
+#: Called as ``plugin(rt, namespace, new, old, dry_run)`` (``old`` None on
+#: create) after validation and the writer's own admission, for every create
+#: and every update that changes something, whoever writes: may refuse with a
+#: ``StatusError`` (kube's ResourceQuota admission, ``kapi.quota.admission``).
+ADMISSION_PLUGINS: list = []
+
+
+def _admit(rt: ResourceType, namespace: str, new: Object, old: Object | None, dry_run: bool) -> None:
+    for plugin in ADMISSION_PLUGINS:
+        plugin(rt, namespace, new, old, dry_run)
 
 
 def now_rfc3339() -> str:
@@ -255,7 +265,9 @@ class Registry(PatchMixin):
                 self._namespace_must_be_active(rt, namespace, requested_name)
                 if not generate and self._exists(self.key(rt, namespace, meta["name"])):
                     raise errors.already_exists(rt.group, rt.plural, meta["name"])
+                _admit(rt, namespace, obj, None, True)
                 return obj
+            _admit(rt, namespace, obj, None, False)
 
             ns_key = self._namespace_key(rt, namespace)
             self._before_write(rt, obj)
@@ -467,6 +479,7 @@ class Registry(PatchMixin):
                 if _without_version(new) == _without_version(current):
                     # Nothing to write: kube answers with the stored object, same version.
                     raise _NotWritten(current)
+                _admit(rt, key.namespace, new, current, dry_run)
                 if dry_run:
                     raise _NotWritten(new)
                 self._before_write(rt, new)
