@@ -20,3 +20,8 @@ class KapiConfig(AppConfig):
             BEFORE_WRITE_OBSERVERS.append(before_write)
         if on_write not in WRITE_OBSERVERS:
             WRITE_OBSERVERS.append(on_write)
+
+        from kapi.workloads.wakeup import on_write as workloads_on_write
+
+        if workloads_on_write not in WRITE_OBSERVERS:
+            WRITE_OBSERVERS.append(workloads_on_write)

@@ -524,12 +524,44 @@ class PodStrategy(Strategy):
         ]
 
 
+def _generate_job_selector(obj: Object, spec: Object) -> None:
+    """kube's job ``generateSelector``: the job-name and controller-uid labels
+    (legacy and ``batch.kubernetes.io/`` ones) on the template, and the
+    controller-uid one in the selector. MUTATES ``spec``."""
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        return
+    tmeta = template.setdefault("metadata", {})
+    if not isinstance(tmeta, dict):
+        return
+    labels = tmeta.get("labels")
+    if not isinstance(labels, dict):
+        labels = tmeta["labels"] = {}
+    meta = obj["metadata"]
+    for key in ("job-name", "batch.kubernetes.io/job-name"):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
+        labels.setdefault(key, meta.get("uid", ""))
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if not isinstance(match, dict):
+        match = selector["matchLabels"] = {}
+    match.setdefault("batch.kubernetes.io/controller-uid", meta.get("uid", ""))
+
+
 class JobStrategy(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Status starts empty (defaults: ``defaulters``). MUTATES ``obj``."""
+        """Status starts empty (defaults: ``defaulters``); without
+        ``manualSelector`` the selector and the template's labels are generated
+        from the Job's uid and name (kube's ``generateSelector``). MUTATES ``obj``."""
         obj.pop("status", None)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(obj, spec)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")

@@ -9,7 +9,10 @@ owner). An owner of a kind not served (yet) makes the item retry later, as
 kube's REST mapping errors do. With a solid owner the dependent stays and
 loses its dangling and waiting references; with none (and nothing unresolvable)
 it is deleted, in the foreground if an owner waits on it and it has dependents of
-its own.
+its own. If one of those dependents waits on its own dependents too (maybe a
+cycle: a ← b ← c ← a, each blocking its owner), its references are first made
+non-blocking, as kube's ``attemptToDeleteItem`` does, so the owners waiting on
+it are not held for ever.
 
 ``owner(uid)`` handles an owner's dependents: an ``orphan`` finalizer strips the
 owner's references from every dependent, then goes; a ``foregroundDeletion``
@@ -159,7 +162,13 @@ def attempt(uid: str, registry: Registry | None = None) -> None:
     if any(s == UNRESOLVABLE for _, s in states):
         return  # kube keeps it: an owner it cannot look up might exist
     finalizers = meta.get("finalizers") or []
-    if waiting and objects.dependents([uid], limit=1):
+    own_dependents = objects.dependents([uid]) if waiting else []
+    if own_dependents:
+        if any(d.deleting and FOREGROUND in d.finalizers for d in own_dependents):
+            # A dependent of this one waits on its own dependents too: maybe a
+            # cycle (kube's check, false positives included). Its references
+            # stop blocking, so the owners waiting on it need not wait for it.
+            _unblock_refs(registry, rt, obj)
         policy = "Foreground"
     elif ORPHAN in finalizers:
         policy = "Orphan"
@@ -264,6 +273,31 @@ def _remove_refs_by_key(
             strip,
             UpdateOptions(field_manager=FIELD_MANAGER),
             preconditions=Preconditions(uid=uid),
+        )
+    except StatusError as exc:
+        if not _gone(exc):
+            raise
+
+
+def _unblock_refs(registry: Registry, rt, obj: dict) -> None:
+    """Every ``blockOwnerDeletion: true`` of the object's references made
+    false (kube's unblockOwnerReferences)."""
+    meta = obj["metadata"]
+
+    def unblock(current: dict) -> dict:
+        for ref in current["metadata"].get("ownerReferences") or []:
+            if isinstance(ref, dict) and ref.get("blockOwnerDeletion") is True:
+                ref["blockOwnerDeletion"] = False
+        return current
+
+    try:
+        registry.update_with(
+            rt,
+            meta.get("namespace", ""),
+            meta["name"],
+            unblock,
+            UpdateOptions(field_manager=FIELD_MANAGER),
+            preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:
         if not _gone(exc):
