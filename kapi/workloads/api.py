@@ -13,7 +13,12 @@ from typing import Any
 
 from kapi.errors import StatusError
 from kapi.registry.catalog import catalog
-from kapi.registry.options import CreateOptions, DeleteOptions, ListOptions, UpdateOptions
+from kapi.registry.options import (
+    CreateOptions,
+    DeleteOptions,
+    ListOptions,
+    UpdateOptions,
+)
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
 from kapi.selectors.errors import SelectorError

@@ -11,7 +11,7 @@ from __future__ import annotations
 from kapi.controllers.controller import Controller, Item
 from kapi.errors import StatusError
 from kapi.registry.store import Registry
-from kapi.workloads import deployment, replicaset
+from kapi.workloads import cronjob, deployment, endpoints, job, replicaset
 from kapi.workloads.watch import WATCH
 
 __all__ = ["CONTROLLERS", "WATCHES"]
@@ -33,5 +33,8 @@ CONTROLLERS = [
     _Workload("replicaset", replicaset.sync_rs),
     _Workload("replicationcontroller", replicaset.sync_rc),
     _Workload("deployment", deployment.sync),
+    _Workload("job", job.sync),
+    _Workload("cronjob", cronjob.sync),
+    _Workload("endpoints", endpoints.sync),
 ]
 WATCHES = [WATCH]

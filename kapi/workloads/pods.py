@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from kapi.workloads import api
 from kapi.workloads.ownership import controller_ref
 
-__all__ = ["active", "available", "from_template", "ready", "rank_for_deletion"]
+__all__ = ["active", "available", "from_template", "rank_for_deletion", "ready"]
 
 Object = api.Object
 

@@ -150,7 +150,7 @@ def new_rs_annotations(d: Object, rs: Object, new_revision: int, exists: bool) -
     meta = rs["metadata"]
     annotations = meta.setdefault("annotations", {})
     changed = False
-    for key, value in ((d["metadata"].get("annotations") or {})).items():
+    for key, value in (d["metadata"].get("annotations") or {}).items():
         if key in _SKIPPED or annotations.get(key) == value:
             continue
         annotations[key] = value

@@ -12,7 +12,8 @@ informer event handlers):
 * a Pod: its controller (ReplicaSet, ReplicationController, Job); an orphan
   Pod every ReplicaSet, ReplicationController and Job whose selector matches
   it (adoption); and every Service with a selector in its namespace;
-* an EndpointSlice or Endpoints of a Service (deleted or edited): its Service.
+* an EndpointSlice the endpointslice controller manages, or a deleted
+  Endpoints: its Service.
 
 ``resync(full=True)`` (the history went past the cursor) asks for every object
 of those kinds once; the slow safety sweep asks for nothing (timers of
@@ -25,7 +26,8 @@ from kapi.controllers import feed, workqueue
 from kapi.registry.store import Registry
 from kapi.storage import default_storage
 from kapi.storage.interface import Change, ChangeFilter
-from kapi.workloads import api
+from kapi.workloads import api, endpoints
+from kapi.workloads.endpoints import MANAGED_BY, SERVICE_NAME
 
 __all__ = ["CONTROLLER_OF", "FEED", "WATCH", "WATCHED"]
 
@@ -53,7 +55,6 @@ _ADOPTERS = {
     "pods": (("apps", "replicasets"), ("", "replicationcontrollers"), ("batch", "jobs")),
     "replicasets": (("apps", "deployments"),),
 }
-SERVICE_NAME = "kubernetes.io/service-name"
 #: Every (stored group, resource) whose writes the feed must see.
 WATCHED = frozenset(
     [*CONTROLLER_OF, ("", "pods"), ("", "endpoints"), ("discovery.k8s.io", "endpointslices")]
@@ -99,10 +100,12 @@ class _Plan(feed.Plan):
         if where == ("", "pods"):
             self.pod_namespaces.setdefault(key.namespace, rid)
         elif where == ("", "endpoints"):
-            self._ask("endpoints", key.namespace, key.name, rid)
+            if change.type == "DELETED":
+                self._ask("endpoints", key.namespace, key.name, rid)
         elif where == ("discovery.k8s.io", "endpointslices"):
-            service = (meta.get("labels") or {}).get(SERVICE_NAME)
-            if service:
+            labels = meta.get("labels") or {}
+            service = labels.get(SERVICE_NAME)
+            if service and labels.get(MANAGED_BY) == endpoints.CONTROLLER:
                 self._ask("endpoints", key.namespace, service, rid)
 
     def ask(self) -> int:
