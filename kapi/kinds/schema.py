@@ -39,6 +39,7 @@ class SchemaStrategy(Strategy):
         self.status_subresource = status_subresource or inner.status_subresource
         self.allow_create_on_update = inner.allow_create_on_update
         self.allow_unconditional_update = inner.allow_unconditional_update
+        self.orphan_by_default = inner.orphan_by_default
         self.serialize_writes = inner.serialize_writes
         self.scale = scale
         inner.status_subresource = self.status_subresource

@@ -353,6 +353,8 @@ class ReplicaSetStrategy(_Workload):
 
 
 class ReplicationControllerStrategy(ReplicaSetStrategy):
+    orphan_by_default = True
+
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec") or {}
         selector = spec.get("selector")

@@ -9,6 +9,7 @@ and turns storage errors into ``StatusError``s. Everything that writes objects
 from __future__ import annotations
 
 import copy
+import dataclasses
 import secrets
 import uuid
 from collections.abc import Iterator
@@ -498,6 +499,12 @@ class Registry(PatchMixin):
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message) from None
         rt.strategy.check_delete(current)
+        if (
+            options.propagation_policy is None
+            and rt.strategy.orphan_by_default
+            and not set(current["metadata"].get("finalizers") or ()) & set(GC_FINALIZERS)
+        ):
+            options = dataclasses.replace(options, propagation_policy="Orphan")
         finalizers = _finalizers_for_policy(current, options.propagation_policy)
         if finalizers != (current["metadata"].get("finalizers") or []) or rt.strategy.pending_finalizers(
             current

@@ -93,3 +93,19 @@ def test_replication_controller_pods_go_with_it(kapi_server, api, namespace):
     out = kapi_server.kubectl("delete", "rc", "simpletest.rc", "-n", namespace, "--cascade=background")
     assert "deleted" in out.stdout
     wait_for(lambda: not _pods(api, namespace), what="pods collected")
+
+
+def test_replication_controller_delete_orphans_by_default(api, namespace):
+    """core/v1 ReplicationControllers orphan their Pods when a delete names no
+    propagation policy (kube's default GC policy for them)."""
+    base = f"/api/v1/namespaces/{namespace}/replicationcontrollers"
+    rc = api.post(base, {
+        "metadata": {"name": "kept"},
+        "spec": {"replicas": 2, "selector": {"gc": "kept"}, "template": pod_template({"gc": "kept"})},
+    }).json()
+    wait_for(lambda: len(_controlled_by(_pods(api, namespace), rc["metadata"]["uid"])) == 2, what="2 pods")
+    r = api.delete(f"{base}/kept", json={"preconditions": {"uid": rc["metadata"]["uid"]}})
+    assert r.status_code == 200, r.text
+    wait_for(lambda: api.get(f"{base}/kept").status_code == 404, what="rc gone")
+    pods = _pods(api, namespace, "gc=kept")
+    assert len(pods) == 2 and not any("ownerReferences" in p["metadata"] for p in pods)
