@@ -1,5 +1,5 @@
 """Waking the workloads' feed after a write of a kind it watches, once it has
-committed. Registered as a registry write observer (``kapi.apps``): one set
+committed. Registered as a registry write observer (``kapi.apps``): one dict
 lookup per write; any other kind never touches the feed's flag."""
 
 from __future__ import annotations
@@ -9,7 +9,11 @@ from kapi.workloads.watch import FEED, WATCHED
 
 __all__ = ["on_write"]
 
+#: stored resource -> its stored group, for the watched kinds (no resource
+#: name repeats among them).
+_GROUP_OF = dict((resource, group) for group, resource in WATCHED)
+
 
 def on_write(rt, obj: dict, deleted: bool) -> None:
-    if (rt.stored_group, rt.stored_resource) in WATCHED:
+    if _GROUP_OF.get(rt.stored_resource) == rt.stored_group:
         feed.wake(FEED)
