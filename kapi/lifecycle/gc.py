@@ -30,7 +30,7 @@ import logging
 from kapi.controllers import wakeup, workqueue
 from kapi.errors import StatusError
 from kapi.lifecycle import FIELD_MANAGER, events, objects
-from kapi.registry.options import DeleteOptions, UpdateOptions
+from kapi.registry.options import UpdateOptions
 from kapi.registry.store import FOREGROUND, ORPHAN, Registry
 from kapi.storage import Key, KeyNotFound, Preconditions, default_storage
 
@@ -226,24 +226,19 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
 
 
 def _delete(registry: Registry, rt, obj: dict, policy: str) -> None:
-    meta = obj["metadata"]
-    options = DeleteOptions(
-        preconditions=Preconditions(uid=meta["uid"]), propagation_policy=policy
-    )
     try:
-        registry.delete(rt, meta.get("namespace", ""), meta["name"], options)
+        objects.delete_same(registry, rt, obj, policy)
     except StatusError as exc:
-        if not _gone(exc):
-            events.record(
-                rt,
-                obj,
-                "Warning",
-                "FailedDelete",
-                f"the garbage collector could not delete {rt.plural} {meta['name']}: {exc}",
-                events.GC_COMPONENT,
-                registry,
-            )
-            raise
+        events.record(
+            rt,
+            obj,
+            "Warning",
+            "FailedDelete",
+            f"the garbage collector could not delete {rt.plural} {obj['metadata']['name']}: {exc}",
+            events.GC_COMPONENT,
+            registry,
+        )
+        raise
 
 
 def _remove_refs(registry: Registry, rt, obj: dict, uids: set) -> None:
@@ -265,24 +260,12 @@ def _remove_refs_by_key(
             current["metadata"].pop("ownerReferences", None)
         return current
 
-    try:
-        registry.update_with(
-            rt,
-            namespace,
-            name,
-            strip,
-            UpdateOptions(field_manager=FIELD_MANAGER),
-            preconditions=Preconditions(uid=uid),
-        )
-    except StatusError as exc:
-        if not _gone(exc):
-            raise
+    _update(registry, rt, namespace, name, uid, strip)
 
 
 def _unblock_refs(registry: Registry, rt, obj: dict) -> None:
     """Every ``blockOwnerDeletion: true`` of the object's references made
     false (kube's unblockOwnerReferences)."""
-    meta = obj["metadata"]
 
     def unblock(current: dict) -> dict:
         for ref in current["metadata"].get("ownerReferences") or []:
@@ -290,23 +273,10 @@ def _unblock_refs(registry: Registry, rt, obj: dict) -> None:
                 ref["blockOwnerDeletion"] = False
         return current
 
-    try:
-        registry.update_with(
-            rt,
-            meta.get("namespace", ""),
-            meta["name"],
-            unblock,
-            UpdateOptions(field_manager=FIELD_MANAGER),
-            preconditions=Preconditions(uid=meta["uid"]),
-        )
-    except StatusError as exc:
-        if not _gone(exc):
-            raise
+    _update_object(registry, rt, obj, unblock)
 
 
 def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None:
-    meta = obj["metadata"]
-
     def strip(current: dict) -> dict:
         kept = [
             f for f in current["metadata"].get("finalizers") or [] if f != finalizer
@@ -317,14 +287,24 @@ def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None
             current["metadata"].pop("finalizers", None)
         return current
 
+    _update_object(registry, rt, obj, strip)
+
+
+def _update_object(registry: Registry, rt, obj: dict, mutate) -> None:
+    meta = obj["metadata"]
+    _update(registry, rt, meta.get("namespace", ""), meta["name"], meta["uid"], mutate)
+
+
+def _update(registry: Registry, rt, namespace: str, name: str, uid: str, mutate) -> None:
+    """``mutate`` the object as it is now, if it is still the one of ``uid``."""
     try:
         registry.update_with(
             rt,
-            meta.get("namespace", ""),
-            meta["name"],
-            strip,
+            namespace,
+            name,
+            mutate,
             UpdateOptions(field_manager=FIELD_MANAGER),
-            preconditions=Preconditions(uid=meta["uid"]),
+            preconditions=Preconditions(uid=uid),
         )
     except StatusError as exc:
         if not _gone(exc):

@@ -12,13 +12,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kapi.errors import StatusError
+from kapi.lifecycle import objects
 from kapi.registry.catalog import catalog
-from kapi.registry.options import (
-    CreateOptions,
-    DeleteOptions,
-    ListOptions,
-    UpdateOptions,
-)
+from kapi.registry.options import CreateOptions, ListOptions, UpdateOptions
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
 from kapi.selectors.errors import SelectorError
@@ -30,6 +26,7 @@ __all__ = [
     "Object",
     "create",
     "delete",
+    "get",
     "gone",
     "list_objects",
     "now",
@@ -112,7 +109,17 @@ def create(registry: Registry, rt: ResourceType, namespace: str, obj: Object) ->
     return registry.create(rt, namespace, obj, CreateOptions(field_manager=FIELD_MANAGER))
 
 
-def update(registry: Registry, rt: ResourceType, obj: Object, mutate) -> Object | None:
+def get(registry: Registry, rt: ResourceType, namespace: str, name: str) -> Object | None:
+    """The object, or None if there is none."""
+    try:
+        return registry.get(rt, namespace, name)
+    except StatusError as exc:
+        if exc.code == 404:
+            return None
+        raise
+
+
+def update(registry: Registry, rt: ResourceType, obj: Object, mutate, subresource: str = "") -> Object | None:
     """``mutate(current)`` on the object as it is now (same uid); None if it is gone."""
     meta = obj["metadata"]
     try:
@@ -121,7 +128,7 @@ def update(registry: Registry, rt: ResourceType, obj: Object, mutate) -> Object 
             meta.get("namespace", ""),
             meta["name"],
             mutate,
-            UpdateOptions(field_manager=FIELD_MANAGER),
+            UpdateOptions(field_manager=FIELD_MANAGER, subresource=subresource),
             preconditions=Preconditions(uid=meta["uid"]),
         )
     except StatusError as exc:
@@ -132,34 +139,14 @@ def update(registry: Registry, rt: ResourceType, obj: Object, mutate) -> Object 
 
 def update_status(registry: Registry, rt: ResourceType, obj: Object, status: Object) -> Object | None:
     """Write ``status`` as the object's whole status (kube's UpdateStatus)."""
-    meta = obj["metadata"]
 
     def put(current: Object) -> Object:
         current["status"] = status
         return current
 
-    try:
-        return registry.update_with(
-            rt,
-            meta.get("namespace", ""),
-            meta["name"],
-            put,
-            UpdateOptions(field_manager=FIELD_MANAGER, subresource="status"),
-            preconditions=Preconditions(uid=meta["uid"]),
-        )
-    except StatusError as exc:
-        if gone(exc):
-            return None
-        raise
+    return update(registry, rt, obj, put, "status")
 
 
 def delete(registry: Registry, rt: ResourceType, obj: Object, policy: str | None = None) -> None:
-    meta = obj["metadata"]
-    options = DeleteOptions(
-        preconditions=Preconditions(uid=meta["uid"]), propagation_policy=policy
-    )
-    try:
-        registry.delete(rt, meta.get("namespace", ""), meta["name"], options)
-    except StatusError as exc:
-        if not gone(exc):
-            raise
+    """Delete ``obj`` if it is still the object of its uid."""
+    objects.delete_same(registry, rt, obj, policy)

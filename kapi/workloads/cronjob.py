@@ -19,7 +19,6 @@ import copy
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfoNotFoundError
 
-from kapi.errors import StatusError
 from kapi.registry.store import Registry
 from kapi.workloads import api, cron, ownership
 from kapi.workloads.api import Object
@@ -43,12 +42,9 @@ def _fmt(t: datetime) -> str:
 
 def sync(namespace: str, name: str, registry: Registry) -> float | None:
     rt = api.resource("batch", "cronjobs")
-    try:
-        cj = registry.get(rt, namespace, name)
-    except StatusError as exc:
-        if exc.code == 404:
-            return None
-        raise
+    cj = api.get(registry, rt, namespace, name)
+    if cj is None:
+        return None
     if "deletionTimestamp" in cj["metadata"]:
         return None
     job_rt = api.resource("batch", "jobs")

@@ -32,12 +32,9 @@ _NO_DEADLINE = 2**31 - 1
 
 def sync(namespace: str, name: str, registry: Registry) -> float | None:
     rt = api.resource("apps", "deployments")
-    try:
-        stored = registry.get(rt, namespace, name)
-    except StatusError as exc:
-        if exc.code == 404:
-            return None
-        raise
+    stored = api.get(registry, rt, namespace, name)
+    if stored is None:
+        return None
     d = copy.deepcopy(stored)
     spec = d.get("spec") or {}
     selector = api.selector_of(spec.get("selector"))

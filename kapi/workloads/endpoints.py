@@ -35,12 +35,11 @@ _RESERVED = (SERVICE_NAME, MANAGED_BY, HEADLESS)
 def sync(namespace: str, name: str, registry: Registry) -> None:
     svc_rt = api.resource("", "services")
     ep_rt = api.resource("", "endpoints")
-    try:
-        service = registry.get(svc_rt, namespace, name)
-    except StatusError as exc:
-        if exc.code != 404:
-            raise
-        _delete_endpoints(registry, ep_rt, namespace, name)
+    service = api.get(registry, svc_rt, namespace, name)
+    if service is None:
+        current = api.get(registry, ep_rt, namespace, name)
+        if current is not None:
+            api.delete(registry, ep_rt, current)
         return
     spec = service.get("spec") or {}
     if spec.get("type") == "ExternalName" or not spec.get("selector"):
@@ -214,11 +213,8 @@ def _sync_endpoints(registry: Registry, rt, service: Object, endpoint_pods: list
         labels[HEADLESS] = ""
     else:
         labels.pop(HEADLESS, None)
-    try:
-        current = registry.get(rt, meta["namespace"], meta["name"])
-    except StatusError as exc:
-        if exc.code != 404:
-            raise
+    current = api.get(registry, rt, meta["namespace"], meta["name"])
+    if current is None:
         body: Object = {
             "apiVersion": "v1",
             "kind": "Endpoints",
@@ -230,8 +226,8 @@ def _sync_endpoints(registry: Registry, rt, service: Object, endpoint_pods: list
             body["subsets"] = subsets
         try:
             api.create(registry, rt, meta["namespace"], body)
-        except StatusError as exc2:
-            if exc2.code != 409:
+        except StatusError as exc:
+            if exc.code != 409:
                 raise
         return
     if (current.get("subsets") or []) == subsets and (current["metadata"].get("labels") or {}) == labels:
@@ -250,13 +246,3 @@ def _sync_endpoints(registry: Registry, rt, service: Object, endpoint_pods: list
         return obj
 
     api.update(registry, rt, current, put)
-
-
-def _delete_endpoints(registry: Registry, rt, namespace: str, name: str) -> None:
-    try:
-        current = registry.get(rt, namespace, name)
-    except StatusError as exc:
-        if exc.code == 404:
-            return
-        raise
-    api.delete(registry, rt, current)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kapi.errors import StatusError
 from kapi.registry.store import Registry
 from kapi.workloads import api, conditions, ownership, pods
 from kapi.workloads.api import Object
@@ -58,12 +57,9 @@ def _ensure(conds: list, type_: str, status: str, reason: str, message: str) -> 
 
 def sync(namespace: str, name: str, registry: Registry) -> float | None:
     rt = api.resource("batch", "jobs")
-    try:
-        job = registry.get(rt, namespace, name)
-    except StatusError as exc:
-        if exc.code == 404:
-            return None
-        raise
+    job = api.get(registry, rt, namespace, name)
+    if job is None:
+        return None
     old = job.get("status") or {}
     if _finished(old):
         return None

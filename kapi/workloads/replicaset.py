@@ -37,12 +37,9 @@ def _selector(owner: Object):
 
 
 def sync(registry: Registry, rt, namespace: str, name: str) -> None:
-    try:
-        owner = registry.get(rt, namespace, name)
-    except StatusError as exc:
-        if exc.code == 404:
-            return
-        raise
+    owner = api.get(registry, rt, namespace, name)
+    if owner is None:
+        return
     selector = _selector(owner)
     if selector is None or selector.empty:
         return

@@ -3,29 +3,9 @@ namespace, waiting, and small object builders."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
+from tests.lifecycle.conftest import api, namespace, wait_for
 
-import pytest
-
-from tests.api.conftest import API
-from tests.lifecycle.conftest import wait_for
-
-__all__ = ["container", "pod_template", "wait_for"]
-
-
-@pytest.fixture(scope="session")
-def api(kapi_server) -> API:
-    return API(kapi_server)
-
-
-@pytest.fixture
-def namespace(api: API) -> Iterator[str]:
-    name = f"wl-{uuid.uuid4().hex[:10]}"
-    response = api.post("/api/v1/namespaces", {"metadata": {"name": name}})
-    assert response.status_code == 201, response.text
-    yield name
-    api.delete(f"/api/v1/namespaces/{name}")
+__all__ = ["api", "container", "namespace", "pod_template", "wait_for"]
 
 
 def container(image: str = "nginx:1.25") -> dict:
