@@ -526,7 +526,7 @@ class PodStrategy(Strategy):
         ]
 
 
-def _generate_job_selector(obj: Object, spec: Object) -> None:
+def _generate_job_selector(meta: Object, spec: Object) -> None:
     """kube's job ``generateSelector``: the job-name and controller-uid labels
     (legacy and ``batch.kubernetes.io/`` ones) on the template, and the
     controller-uid one in the selector. MUTATES ``spec``."""
@@ -539,7 +539,6 @@ def _generate_job_selector(obj: Object, spec: Object) -> None:
     labels = tmeta.get("labels")
     if not isinstance(labels, dict):
         labels = tmeta["labels"] = {}
-    meta = obj["metadata"]
     for key in ("job-name", "batch.kubernetes.io/job-name"):
         labels.setdefault(key, meta.get("name", ""))
     for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
@@ -563,7 +562,16 @@ class JobStrategy(Strategy):
         obj.pop("status", None)
         spec = obj.get("spec")
         if isinstance(spec, dict) and not spec.get("manualSelector"):
-            _generate_job_selector(obj, spec)
+            _generate_job_selector(obj["metadata"], spec)
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        """As any kind; and the generated selector and labels are kept when a
+        write sends the Job as its author wrote it (kube would refuse such a
+        PUT as changing immutable fields; here it writes nothing). MUTATES ``obj``."""
+        super().prepare_for_update(obj, old)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(old["metadata"], spec)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")
