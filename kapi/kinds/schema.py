@@ -40,6 +40,7 @@ class SchemaStrategy(Strategy):
         self.allow_create_on_update = inner.allow_create_on_update
         self.allow_unconditional_update = inner.allow_unconditional_update
         self.orphan_by_default = inner.orphan_by_default
+        self.status_metadata = inner.status_metadata
         self.serialize_writes = inner.serialize_writes
         self.scale = scale
         inner.status_subresource = self.status_subresource

@@ -299,6 +299,10 @@ class _Workload(Strategy):
 
 
 class DeploymentStrategy(_Workload):
+    #: kube's deploymentStatusStrategy keeps the new metadata but labels: its
+    #: controller writes the revision annotation with the status.
+    status_metadata = ("annotations",)
+
     def table_columns(self) -> list[Column]:
         return [
             Column("Ready", description="Number of the pod with ready state"),

@@ -421,8 +421,13 @@ class Registry(PatchMixin):
         cur_meta = current["metadata"]
         if subresource == "status":
             rt.strategy.prepare_for_status_update(new, current)
-            # A status write changes nothing in metadata but what kube lets it.
+            # A status write changes nothing in metadata but what kube lets it
+            # (a Deployment's annotations: its controller's revision).
+            kept = {k: meta[k] for k in rt.strategy.status_metadata if k in meta}
             new["metadata"] = meta = {**cur_meta}
+            for key in rt.strategy.status_metadata:
+                meta.pop(key, None)
+            meta.update(kept)
         elif subresource:
             meta["generation"] = cur_meta.get("generation", 1)
             rt.strategy.prepare_for_subresource_update(subresource, new, current)

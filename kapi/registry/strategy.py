@@ -113,6 +113,9 @@ class Strategy:
     #: ``DefaultGarbageCollectionPolicy`` ``OrphanDependents``: core/v1
     #: ReplicationControllers, for backward compatibility).
     orphan_by_default: bool = False
+    #: The metadata fields a ``/status`` write may change (kube's status
+    #: strategies keep the rest; a Deployment's lets annotations through).
+    status_metadata: tuple[str, ...] = ()
     #: Writes of this type run one at a time across every process: preparing one
     #: reads other objects of the type (CRD names are first come, first served).
     serialize_writes: bool = False

@@ -119,9 +119,15 @@ def get(registry: Registry, rt: ResourceType, namespace: str, name: str) -> Obje
         raise
 
 
-def update(registry: Registry, rt: ResourceType, obj: Object, mutate, subresource: str = "") -> Object | None:
-    """``mutate(current)`` on the object as it is now (same uid); None if it is gone."""
+def update(
+    registry: Registry, rt: ResourceType, obj: Object, mutate, subresource: str = "", exact: bool = True
+) -> Object | None:
+    """``mutate(current)`` on the object if it is still as read (kube's
+    Update with the resourceVersion read); None if it is gone or changed
+    meanwhile (that change asks for another reconcile). ``exact`` False: on
+    the object as it is now if it has the same uid (kube's patches)."""
     meta = obj["metadata"]
+    version = int(meta["resourceVersion"]) if exact else None
     try:
         return registry.update_with(
             rt,
@@ -129,7 +135,7 @@ def update(registry: Registry, rt: ResourceType, obj: Object, mutate, subresourc
             meta["name"],
             mutate,
             UpdateOptions(field_manager=FIELD_MANAGER, subresource=subresource),
-            preconditions=Preconditions(uid=meta["uid"]),
+            preconditions=Preconditions(uid=meta["uid"], resource_version=version),
         )
     except StatusError as exc:
         if gone(exc):
@@ -137,11 +143,16 @@ def update(registry: Registry, rt: ResourceType, obj: Object, mutate, subresourc
         raise
 
 
-def update_status(registry: Registry, rt: ResourceType, obj: Object, status: Object) -> Object | None:
-    """Write ``status`` as the object's whole status (kube's UpdateStatus)."""
+def update_status(
+    registry: Registry, rt: ResourceType, obj: Object, status: Object, annotations: dict | None = None
+) -> Object | None:
+    """Write ``status`` as the object's whole status (kube's UpdateStatus),
+    with ``annotations`` where the kind's status takes them (a Deployment's)."""
 
     def put(current: Object) -> Object:
         current["status"] = status
+        if annotations is not None:
+            current["metadata"]["annotations"] = annotations
         return current
 
     return update(registry, rt, obj, put, "status")

@@ -6,8 +6,7 @@ ReplicaSets (``ownership``), then, unless the Deployment is being deleted
 with its strategy (``Rollout``), clean up the history, and write ``status``
 with kube's conditions (``Progressing``, ``Available``). The new ReplicaSet
 is ``<deployment>-<pod-template-hash>`` (``revisions``). The revision
-annotation goes on the Deployment's metadata (kube writes it with the status;
-here the status sub-resource keeps metadata, so it is a write of its own).
+annotation is written with the status, as kube's controller does.
 
 A Deployment that has not completed is looked at again when its progress
 deadline passes (``requeue_after``), to mark it ``ProgressDeadlineExceeded``.
@@ -59,20 +58,13 @@ def sync(namespace: str, name: str, registry: Registry) -> float | None:
 
 
 def _save(registry: Registry, rt, stored: Object, d: Object) -> None:
-    """Write what the sync changed: the revision annotation, then the status."""
-    want = (d["metadata"].get("annotations") or {}).get(revisions.REVISION)
-    if want is not None and want != (stored["metadata"].get("annotations") or {}).get(
-        revisions.REVISION
-    ):
-
-        def annotate(current: Object) -> Object:
-            current["metadata"].setdefault("annotations", {})[revisions.REVISION] = want
-            return current
-
-        if api.update(registry, rt, stored, annotate) is None:
-            return
-    if (d.get("status") or {}) != (stored.get("status") or {}):
-        api.update_status(registry, rt, stored, d.get("status") or {})
+    """Write what the sync changed, the revision annotation with the status
+    (as kube's controller does: a Deployment's status takes annotations)."""
+    annotations = d["metadata"].get("annotations") or {}
+    if annotations == (stored["metadata"].get("annotations") or {}):
+        annotations = None
+    if annotations is not None or (d.get("status") or {}) != (stored.get("status") or {}):
+        api.update_status(registry, rt, stored, d.get("status") or {}, annotations)
 
 
 def _has_deadline(d: Object) -> bool:

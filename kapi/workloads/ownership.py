@@ -89,7 +89,7 @@ def _adopt(registry: Registry, rt: ResourceType, obj: Object, owner: Object) -> 
         meta["ownerReferences"] = [*refs, ref]
         return current
 
-    adopted = api.update(registry, rt, obj, add)
+    adopted = api.update(registry, rt, obj, add, exact=False)
     if adopted is None:
         return None
     found = controller_of(adopted["metadata"])
@@ -106,4 +106,4 @@ def _release(registry: Registry, rt: ResourceType, obj: Object, uid: str) -> Non
             meta.pop("ownerReferences", None)
         return current
 
-    api.update(registry, rt, obj, remove)
+    api.update(registry, rt, obj, remove, exact=False)
