@@ -119,6 +119,9 @@ class Strategy:
     #: Writes of this type run one at a time across every process: preparing one
     #: reads other objects of the type (CRD names are first come, first served).
     serialize_writes: bool = False
+    #: A delete answers with the object deleted rather than a ``Status``
+    #: (kube's ``ReturnDeletedObject``: Services).
+    return_deleted_object: bool = False
 
     # -- writes ---------------------------------------------------------------
     def prepare_for_create(self, obj: Object) -> None:
@@ -176,6 +179,12 @@ class Strategy:
     def from_storage(self, obj: Object, version: str) -> Object:
         """Convert from the stored form to the served ``version``. MAY mutate ``obj``."""
         return obj
+
+    def conversion_key(self, version: str) -> str:
+        """Tells apart the ways ``from_storage`` may convert to ``version`` over
+        time (a cache of converted objects keeps one per key); "" when it
+        converts the same way for the life of the process."""
+        return ""
 
     def serves_stored_form(self, version: str) -> bool:
         """Whether ``from_storage`` returns every stored object unchanged for
