@@ -72,9 +72,8 @@ def sync(namespace: str, name: str, registry: Registry) -> float | None:
     candidates += api.owned(registry, pod_rt, job["metadata"]["uid"])
     claimed = ownership.claim(registry, job, selector, pod_rt, candidates)
     live = [p for p in claimed if pods.active(p)]
-    phase = lambda p: (p.get("status") or {}).get("phase")  # noqa: E731
-    succeeded = sum(1 for p in claimed if phase(p) == "Succeeded")
-    failed = sum(1 for p in claimed if phase(p) == "Failed")
+    phases = [(p.get("status") or {}).get("phase") for p in claimed]
+    succeeded, failed = phases.count("Succeeded"), phases.count("Failed")
     status: Object = {k: v for k, v in old.items() if k not in ("active", "ready", "succeeded", "failed")}
     conds = list(old.get("conditions") or ())
     suspended = bool(spec.get("suspend"))

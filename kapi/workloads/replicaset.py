@@ -108,9 +108,7 @@ def calculate_status(owner: Object, claimed: list[Object], error: StatusError | 
                 "status": "True",
                 "lastTransitionTime": api.now(),
                 "reason": reason,
-                "message": error.status.get("message", str(error))
-                if isinstance(getattr(error, "status", None), dict)
-                else str(error),
+                "message": str(error),
             },
         )
     elif error is None and failure is not None:
