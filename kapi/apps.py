@@ -21,11 +21,12 @@ class KapiConfig(AppConfig):
             BEFORE_WRITE_OBSERVERS,
             WRITE_OBSERVERS,
         )
+        from kapi.workloads import wakeup as workloads
 
         if before_write not in BEFORE_WRITE_OBSERVERS:
             BEFORE_WRITE_OBSERVERS.append(before_write)
         if quota_admission not in ADMISSION_PLUGINS:
             ADMISSION_PLUGINS.append(quota_admission)
-        for observer in (on_write, controlplane.on_write):
+        for observer in (on_write, controlplane.on_write, workloads.on_write):
             if observer not in WRITE_OBSERVERS:
                 WRITE_OBSERVERS.append(observer)

@@ -39,6 +39,8 @@ class SchemaStrategy(Strategy):
         self.status_subresource = status_subresource or inner.status_subresource
         self.allow_create_on_update = inner.allow_create_on_update
         self.allow_unconditional_update = inner.allow_unconditional_update
+        self.orphan_by_default = inner.orphan_by_default
+        self.status_metadata = inner.status_metadata
         self.serialize_writes = inner.serialize_writes
         self.return_deleted_object = inner.return_deleted_object
         self.scale = scale

@@ -299,6 +299,10 @@ class _Workload(Strategy):
 
 
 class DeploymentStrategy(_Workload):
+    #: kube's deploymentStatusStrategy keeps the new metadata but labels: its
+    #: controller writes the revision annotation with the status.
+    status_metadata = ("annotations",)
+
     def table_columns(self) -> list[Column]:
         return [
             Column("Ready", description="Number of the pod with ready state"),
@@ -353,6 +357,8 @@ class ReplicaSetStrategy(_Workload):
 
 
 class ReplicationControllerStrategy(ReplicaSetStrategy):
+    orphan_by_default = True
+
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec") or {}
         selector = spec.get("selector")
@@ -559,12 +565,52 @@ class PodStrategy(Strategy):
         ]
 
 
+def _generate_job_selector(meta: Object, spec: Object) -> None:
+    """kube's job ``generateSelector``: the job-name and controller-uid labels
+    (legacy and ``batch.kubernetes.io/`` ones) on the template, and the
+    controller-uid one in the selector. MUTATES ``spec``."""
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        return
+    tmeta = template.setdefault("metadata", {})
+    if not isinstance(tmeta, dict):
+        return
+    labels = tmeta.get("labels")
+    if not isinstance(labels, dict):
+        labels = tmeta["labels"] = {}
+    for key in ("job-name", "batch.kubernetes.io/job-name"):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
+        labels.setdefault(key, meta.get("uid", ""))
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if not isinstance(match, dict):
+        match = selector["matchLabels"] = {}
+    match.setdefault("batch.kubernetes.io/controller-uid", meta.get("uid", ""))
+
+
 class JobStrategy(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Status starts empty (defaults: ``defaulters``). MUTATES ``obj``."""
+        """Status starts empty (defaults: ``defaulters``); without
+        ``manualSelector`` the selector and the template's labels are generated
+        from the Job's uid and name (kube's ``generateSelector``). MUTATES ``obj``."""
         obj.pop("status", None)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(obj["metadata"], spec)
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        """As any kind; and the generated selector and labels are kept when a
+        write sends the Job as its author wrote it (kube would refuse such a
+        PUT as changing immutable fields; here it writes nothing). MUTATES ``obj``."""
+        super().prepare_for_update(obj, old)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(old["metadata"], spec)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")

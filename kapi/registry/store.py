@@ -9,6 +9,7 @@ and turns storage errors into ``StatusError``s. Everything that writes objects
 from __future__ import annotations
 
 import copy
+import dataclasses
 import secrets
 import uuid
 from collections.abc import Iterator
@@ -432,8 +433,13 @@ class Registry(PatchMixin):
         cur_meta = current["metadata"]
         if subresource == "status":
             rt.strategy.prepare_for_status_update(new, current)
-            # A status write changes nothing in metadata but what kube lets it.
+            # A status write changes nothing in metadata but what kube lets it
+            # (a Deployment's annotations: its controller's revision).
+            kept = {k: meta[k] for k in rt.strategy.status_metadata if k in meta}
             new["metadata"] = meta = {**cur_meta}
+            for key in rt.strategy.status_metadata:
+                meta.pop(key, None)
+            meta.update(kept)
         elif subresource:
             meta["generation"] = cur_meta.get("generation", 1)
             rt.strategy.prepare_for_subresource_update(subresource, new, current)
@@ -511,6 +517,12 @@ class Registry(PatchMixin):
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message) from None
         rt.strategy.check_delete(current)
+        if (
+            options.propagation_policy is None
+            and rt.strategy.orphan_by_default
+            and not set(current["metadata"].get("finalizers") or ()) & set(GC_FINALIZERS)
+        ):
+            options = dataclasses.replace(options, propagation_policy="Orphan")
         finalizers = _finalizers_for_policy(current, options.propagation_policy)
         if finalizers != (current["metadata"].get("finalizers") or []) or rt.strategy.pending_finalizers(
             current

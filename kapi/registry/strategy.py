@@ -108,6 +108,14 @@ class Strategy:
     allow_create_on_update: bool = False
     #: PUT without ``metadata.resourceVersion`` overwrites (kube: true for core types).
     allow_unconditional_update: bool = True
+    #: A delete with no propagation policy (and no garbage-collector
+    #: finalizer on the object) orphans the dependents (kube's
+    #: ``DefaultGarbageCollectionPolicy`` ``OrphanDependents``: core/v1
+    #: ReplicationControllers, for backward compatibility).
+    orphan_by_default: bool = False
+    #: The metadata fields a ``/status`` write may change (kube's status
+    #: strategies keep the rest; a Deployment's lets annotations through).
+    status_metadata: tuple[str, ...] = ()
     #: Writes of this type run one at a time across every process: preparing one
     #: reads other objects of the type (CRD names are first come, first served).
     serialize_writes: bool = False
