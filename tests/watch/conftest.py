@@ -21,7 +21,8 @@ import psycopg
 import pytest
 from kapi_testserver import KapiServer, serving
 
-from tests.api.conftest import API
+from tests.api.conftest import API, wait_for_root_ca
+from tests.watch.helpers import ROOT_CA
 
 WATCH_ENV = {
     "KAPI_WATCH_BOOKMARK_SECONDS": "1",
@@ -54,10 +55,7 @@ def watch_ns(watch_api: API) -> Iterator[str]:
     assert r.status_code == 201, r.text
     # The root-CA publisher adds its ConfigMap to every new namespace: let it
     # land before the test starts watching (stream_events leaves it out).
-    deadline = time.monotonic() + 30
-    while watch_api.get(f"/api/v1/namespaces/{name}/configmaps/{ROOT_CA}").status_code != 200:
-        assert time.monotonic() < deadline, f"no {ROOT_CA} in {name}"
-        time.sleep(0.02)
+    wait_for_root_ca(watch_api, name)
     yield name
     watch_api.delete(f"/api/v1/namespaces/{name}")
     # The namespace's content is deleted by the lifecycle workers after the
@@ -96,10 +94,6 @@ def stream_events(api: API, path: str, params: dict, *, limit: int | None = None
             if until is not None and until(event):
                 break
     return events
-
-
-#: The ConfigMap kube-controller-manager's root-CA publisher keeps in every namespace.
-ROOT_CA = "kube-root-ca.crt"
 
 
 def _publishers(event: dict) -> bool:
