@@ -20,3 +20,12 @@ class KapiConfig(AppConfig):
             BEFORE_WRITE_OBSERVERS.append(before_write)
         if on_write not in WRITE_OBSERVERS:
             WRITE_OBSERVERS.append(on_write)
+
+        from kapi.quota import admission
+        from kapi.quota.wakeup import on_write as quota_on_write
+        from kapi.registry.store import TRANSACTIONAL_ADMISSION
+
+        if admission not in TRANSACTIONAL_ADMISSION:
+            TRANSACTIONAL_ADMISSION.append(admission)
+        if quota_on_write not in WRITE_OBSERVERS:
+            WRITE_OBSERVERS.append(quota_on_write)

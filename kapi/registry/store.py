@@ -12,7 +12,7 @@ import copy
 import secrets
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
@@ -67,6 +67,12 @@ WRITE_OBSERVERS: list = []
 #: stands): for what must be visible no later than the write itself (the
 #: request a write came from, kapi.observability.origin).
 BEFORE_WRITE_OBSERVERS: list = []
+#: Admission whose bookkeeping must commit with the write it admits (kube's
+#: ResourceQuota, ``kapi.quota.admission``): modules with ``check(rt, new, old,
+#: dry_run)``, which may refuse with a ``StatusError`` and returns None or a
+#: charge whose ``commit()`` runs in the write's transaction, and
+#: ``charges_updates(rt)``, whether updates of ``rt`` are checked at all (cheap).
+TRANSACTIONAL_ADMISSION: list = []
 
 
 def now_rfc3339() -> str:
@@ -255,25 +261,44 @@ class Registry(PatchMixin):
                 self._namespace_must_be_active(rt, namespace, requested_name)
                 if not generate and self._exists(self.key(rt, namespace, meta["name"])):
                     raise errors.already_exists(rt.group, rt.plural, meta["name"])
+                self._charges(rt, obj, None, dry_run=True)
                 return obj
 
-            ns_key = self._namespace_key(rt, namespace)
-            self._before_write(rt, obj)
-            stored = self._in(rt, obj)
-            for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
-                try:
-                    created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
-                    return self._written(rt, self._out(rt, created))
-                except KeyNotFound:
-                    raise errors.not_found("", "namespaces", namespace) from None
-                except NamespaceTerminating:
-                    raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
-                except KeyExists:
-                    if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
-                        raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
-                    meta["name"] = meta["generateName"] + _random_suffix()
-                    stored = self._in(rt, obj)
-            raise AssertionError("unreachable")
+            charges = self._charges(rt, obj, None)
+            if not charges:
+                return self._store_new(rt, namespace, obj, generate, requested_name)
+            with self.storage.atomic():
+                # The quotas first, then the object: every charged write
+                # takes its quota rows before anything else.
+                for charge in charges:
+                    charge.commit()
+                return self._store_new(rt, namespace, obj, generate, requested_name)
+
+    def _charges(self, rt: ResourceType, new: Object, old: Object | None, dry_run: bool = False) -> list:
+        """``TRANSACTIONAL_ADMISSION`` of a write: the charges to commit with it."""
+        found = (plugin.check(rt, new, old, dry_run) for plugin in TRANSACTIONAL_ADMISSION)
+        return [charge for charge in found if charge is not None]
+
+    def _store_new(self, rt: ResourceType, namespace: str, obj: Object, generate: bool, requested_name: str) -> Object:
+        """The storage half of a create (the name regenerated on a clash)."""
+        meta = obj["metadata"]
+        ns_key = self._namespace_key(rt, namespace)
+        self._before_write(rt, obj)
+        stored = self._in(rt, obj)
+        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+            try:
+                created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
+                return self._written(rt, self._out(rt, created))
+            except KeyNotFound:
+                raise errors.not_found("", "namespaces", namespace) from None
+            except NamespaceTerminating:
+                raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
+            except KeyExists:
+                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
+                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
+                meta["name"] = meta["generateName"] + _random_suffix()
+                stored = self._in(rt, obj)
+        raise AssertionError("unreachable")
 
     def _prepare_create(self, rt: ResourceType, obj: Object, manage) -> bool:
         """System fields, the strategy, managedFields, validation and admission
@@ -457,7 +482,9 @@ class Registry(PatchMixin):
         dry_run: bool,
         preconditions: Preconditions | None = None,
     ) -> Object:
-        with self._serialized(rt):
+        charged = [p for p in TRANSACTIONAL_ADMISSION if p.charges_updates(rt)]
+        with self._serialized(rt), (self.storage.atomic() if charged else nullcontext()):
+            charges: list = []
 
             def storage_update(current_stored: Object) -> Object:
                 new = try_update(current_stored)
@@ -467,6 +494,8 @@ class Registry(PatchMixin):
                 if _without_version(new) == _without_version(current):
                     # Nothing to write: kube answers with the stored object, same version.
                     raise _NotWritten(current)
+                if charged:
+                    charges[:] = [c for p in charged if (c := p.check(rt, new, current, dry_run)) is not None]
                 if dry_run:
                     raise _NotWritten(new)
                 self._before_write(rt, new)
@@ -477,6 +506,10 @@ class Registry(PatchMixin):
                     stored = self.storage.guaranteed_update(key, storage_update, preconditions)
             except _NotWritten as answer:
                 return answer.object
+            # Charged for the version written, in its transaction (a
+            # racing write that took what was left refuses this one).
+            for charge in charges:
+                charge.commit()
             out = self._written(rt, self._out(rt, stored))
             if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
                 return self._finish_deletion(rt, key, out)
