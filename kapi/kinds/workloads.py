@@ -449,6 +449,30 @@ class DaemonSetStrategy(_Workload):
         ]
 
 
+_POD_UPDATE_FORBIDDEN = (
+    "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` "
+    "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
+    "(allow it to be set to 1 if it was previously negative)"
+)
+
+
+def _mutable_spec_blanked(spec: Any) -> Any:
+    """A pod spec without what an update may change."""
+    if not isinstance(spec, dict):
+        return spec
+    out = {
+        k: v for k, v in spec.items()
+        if k not in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds", "schedulingGates")
+    }
+    for part in ("containers", "initContainers"):
+        if isinstance(out.get(part), list):
+            out[part] = [
+                {k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c for c in out[part]
+            ]
+    return out
+
+
 class PodStrategy(Strategy):
     status_subresource = True
 
@@ -458,6 +482,15 @@ class PodStrategy(Strategy):
 
     def validate(self, obj: Object) -> list[Cause]:
         return validate_pod_spec(obj.get("spec"), "spec")
+
+    def validate_update(self, obj: Object, old: Object) -> list[Cause]:
+        """kube's ValidatePodUpdate: a pod's spec is immutable but for images,
+        activeDeadlineSeconds, tolerations, terminationGracePeriodSeconds and
+        schedulingGates (so a pod cannot change the resources quota charged)."""
+        causes = self.validate(obj)
+        if _mutable_spec_blanked(obj.get("spec")) != _mutable_spec_blanked(old.get("spec")):
+            causes.append(Cause("FieldValueForbidden", _POD_UPDATE_FORBIDDEN, "spec"))
+        return causes
 
     def table_columns(self) -> list[Column]:
         return [

@@ -18,24 +18,24 @@ from kapi.storage import ListQuery, default_storage
 
 __all__ = ["calculate", "counted_type"]
 
+_LEGACY = ("configmaps", "secrets", "replicationcontrollers", "resourcequotas")
+
 
 def counted_type(name: str) -> tuple[str, str, str] | None:
     """(API group, stored group, stored resource) a resource name counts objects of."""
     if name.startswith("count/"):
         resource, _, group = name[len("count/"):].partition(".")
-    elif name.startswith(("services", "persistentvolumeclaims")) or _STORAGE in name:
-        resource, group = ("services" if name.startswith("services") else "persistentvolumeclaims"), ""
-    elif name in ("configmaps", "secrets", "replicationcontrollers", "resourcequotas"):
-        resource, group = name, ""
     else:
-        resource, group = "pods", ""  # compute resources, pods, requests.*, limits.*
+        kinds = ("persistentvolumeclaims", "services", "pods", *_LEGACY)
+        found = [r for r in kinds if evaluator_for("", r).matching_resources([name])]
+        if not found:
+            return None
+        resource, group = found[0], ""
     for rt in catalog().types():
         if rt.group == group and rt.plural == resource and rt.namespaced:
             return group, rt.stored_group, rt.stored_resource
     return None
 
-
-_STORAGE = ".storageclass.storage.k8s.io/"
 
 
 def calculate(quota: dict) -> ResourceList:

@@ -1,0 +1,62 @@
+"""Fixtures for ResourceQuota tests: raw HTTP against the session server."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import yaml
+from kapi_testserver import ROOT
+
+from tests.api.conftest import API
+from tests.lifecycle.conftest import wait_for
+
+__all__ = ["quota", "used_of", "wait_used"]
+
+
+@pytest.fixture(scope="session")
+def api(kapi_server) -> API:
+    return API(kapi_server)
+
+
+@pytest.fixture
+def namespace(api: API) -> Iterator[str]:
+    name = f"q-{uuid.uuid4().hex[:10]}"
+    response = api.post("/api/v1/namespaces", {"metadata": {"name": name}})
+    assert response.status_code == 201, response.text
+    yield name
+    api.delete(f"/api/v1/namespaces/{name}")
+
+
+@pytest.fixture(scope="session")
+def user_token(kapi_server):
+    def make(name: str) -> str:
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(kapi_server.data_dir), "--user", name],
+            capture_output=True, text=True, check=True, cwd=ROOT,
+        ).stdout
+        return yaml.safe_load(out)["users"][0]["user"]["token"]
+
+    return make
+
+
+def quota(name: str, hard: dict, **spec) -> dict:
+    return {"metadata": {"name": name}, "spec": {"hard": hard, **spec}}
+
+
+def used_of(api: API, namespace: str, name: str) -> dict:
+    response = api.get(f"/api/v1/namespaces/{namespace}/resourcequotas/{name}")
+    assert response.status_code == 200, response.text
+    return (response.json().get("status") or {}).get("used") or {}
+
+
+def wait_used(api: API, namespace: str, name: str, expected: dict) -> dict:
+    """Wait until ``status.used`` has every entry of ``expected`` (exact strings)."""
+    def reached():
+        used = used_of(api, namespace, name)
+        return used if all(used.get(k) == v for k, v in expected.items()) else None
+
+    return wait_for(reached, timeout=20, interval=0.05, what=f"{name} used {expected}")
