@@ -15,7 +15,9 @@ cannot both pass: the second one's conditional update waits for the first's
 commit, finds the version moved, and checks again against the new usage.
 
 An update is charged only where usage can change (services, PVCs), by the
-difference. A dry run is checked but charges nothing.
+difference. A dry run is checked but charges nothing. As in kube, a charged
+create does not make the controller count again; a quota admission could not
+use yet (no ``status.hard``, or one behind ``spec.hard``) does.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class Charge:
         self.rt, self.new, self.old = rt, new, old
         self.evaluator = evaluator_for(rt.group, rt.stored_resource)
         self.namespace = new["metadata"].get("namespace", "")
+        #: A quota of the namespace that admission cannot rely on yet.
+        self.unsettled = False
 
     def _forbidden(self, message: str) -> errors.StatusError:
         return errors.forbidden(self.rt.group, self.rt.plural, self.new["metadata"].get("name", ""), message)
@@ -59,6 +63,10 @@ class Charge:
         interesting = []
         for quota in quotas:
             status = quota.get("status") or {}
+            if status.get("hard") != (quota.get("spec") or {}).get("hard"):
+                # The controller has yet to settle it (new, or spec changed):
+                # have it count again after this write commits.
+                self.unsettled = True
             hard = resources.parsed(status.get("hard"))
             matched = ev.matching_resources(hard)
             if not matched or not ev.matches_scopes(quota, obj):
@@ -108,7 +116,8 @@ class Charge:
                         )
             except ResourceVersionConflict:
                 continue
-            feed.wake(FEED)
+            if self.unsettled:
+                feed.wake(FEED)
             return
         raise errors.conflict("", "resourcequotas", "", "too many concurrent writes to the quota; try again")
 
