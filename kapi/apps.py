@@ -14,18 +14,21 @@ class KapiConfig(AppConfig):
         post_migrate.connect(_on_post_migrate, sender=self)
 
         from kapi.lifecycle.wakeup import before_write, on_write
-        from kapi.registry.store import BEFORE_WRITE_OBSERVERS, WRITE_OBSERVERS
-
-        if before_write not in BEFORE_WRITE_OBSERVERS:
-            BEFORE_WRITE_OBSERVERS.append(before_write)
-        if on_write not in WRITE_OBSERVERS:
-            WRITE_OBSERVERS.append(on_write)
-
         from kapi.quota import admission
         from kapi.quota.wakeup import on_write as quota_on_write
-        from kapi.registry.store import TRANSACTIONAL_ADMISSION
+        from kapi.registry.store import (
+            BEFORE_WRITE_OBSERVERS,
+            TRANSACTIONAL_ADMISSION,
+            WRITE_OBSERVERS,
+        )
 
-        if admission not in TRANSACTIONAL_ADMISSION:
-            TRANSACTIONAL_ADMISSION.append(admission)
-        if quota_on_write not in WRITE_OBSERVERS:
-            WRITE_OBSERVERS.append(quota_on_write)
+        for hooks, hook in (
+            (BEFORE_WRITE_OBSERVERS, before_write),
+            (WRITE_OBSERVERS, on_write),
+            # ResourceQuota: its admission charges in the write's transaction,
+            # and writes that change usage otherwise wake its controller.
+            (TRANSACTIONAL_ADMISSION, admission),
+            (WRITE_OBSERVERS, quota_on_write),
+        ):
+            if hook not in hooks:
+                hooks.append(hook)

@@ -4,31 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
-from collections.abc import Iterator
 
 import pytest
 import yaml
 from kapi_testserver import ROOT
 
-from tests.api.conftest import API
+from tests.api.conftest import API, api, namespace  # noqa: F401 - fixtures
 from tests.lifecycle.conftest import wait_for
 
 __all__ = ["quota", "used_of", "wait_used"]
-
-
-@pytest.fixture(scope="session")
-def api(kapi_server) -> API:
-    return API(kapi_server)
-
-
-@pytest.fixture
-def namespace(api: API) -> Iterator[str]:
-    name = f"q-{uuid.uuid4().hex[:10]}"
-    response = api.post("/api/v1/namespaces", {"metadata": {"name": name}})
-    assert response.status_code == 201, response.text
-    yield name
-    api.delete(f"/api/v1/namespaces/{name}")
 
 
 @pytest.fixture(scope="session")
@@ -47,16 +31,16 @@ def quota(name: str, hard: dict, **spec) -> dict:
     return {"metadata": {"name": name}, "spec": {"hard": hard, **spec}}
 
 
-def used_of(api: API, namespace: str, name: str) -> dict:
-    response = api.get(f"/api/v1/namespaces/{namespace}/resourcequotas/{name}")
+def used_of(client: API, ns: str, name: str) -> dict:
+    response = client.get(f"/api/v1/namespaces/{ns}/resourcequotas/{name}")
     assert response.status_code == 200, response.text
     return (response.json().get("status") or {}).get("used") or {}
 
 
-def wait_used(api: API, namespace: str, name: str, expected: dict) -> dict:
+def wait_used(client: API, ns: str, name: str, expected: dict) -> dict:
     """Wait until ``status.used`` has every entry of ``expected`` (exact strings)."""
     def reached():
-        used = used_of(api, namespace, name)
+        used = used_of(client, ns, name)
         return used if all(used.get(k) == v for k, v in expected.items()) else None
 
     return wait_for(reached, timeout=20, interval=0.05, what=f"{name} used {expected}")
