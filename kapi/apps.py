@@ -13,22 +13,20 @@ class KapiConfig(AppConfig):
 
         post_migrate.connect(_on_post_migrate, sender=self)
 
+        from kapi.controlplane import wakeup as controlplane
         from kapi.lifecycle.wakeup import before_write, on_write
-        from kapi.quota import admission
-        from kapi.quota.wakeup import on_write as quota_on_write
+        from kapi.quota.admission import admit as quota_admission
         from kapi.registry.store import (
+            ADMISSION_PLUGINS,
             BEFORE_WRITE_OBSERVERS,
-            TRANSACTIONAL_ADMISSION,
             WRITE_OBSERVERS,
         )
+        from kapi.workloads import wakeup as workloads
 
-        for hooks, hook in (
-            (BEFORE_WRITE_OBSERVERS, before_write),
-            (WRITE_OBSERVERS, on_write),
-            # ResourceQuota: its admission charges in the write's transaction,
-            # and writes that change usage otherwise wake its controller.
-            (TRANSACTIONAL_ADMISSION, admission),
-            (WRITE_OBSERVERS, quota_on_write),
-        ):
-            if hook not in hooks:
-                hooks.append(hook)
+        if before_write not in BEFORE_WRITE_OBSERVERS:
+            BEFORE_WRITE_OBSERVERS.append(before_write)
+        if quota_admission not in ADMISSION_PLUGINS:
+            ADMISSION_PLUGINS.append(quota_admission)
+        for observer in (on_write, controlplane.on_write, workloads.on_write):
+            if observer not in WRITE_OBSERVERS:
+                WRITE_OBSERVERS.append(observer)

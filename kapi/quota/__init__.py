@@ -1,15 +1,11 @@
-"""ResourceQuota: usage, admission and the quota controller.
+"""ResourceQuota, after kube-controller-manager's ``pkg/controller/resourcequota``
+and kube-apiserver's quota admission (``plugin/pkg/admission/resourcequota``).
 
-After kube's ``pkg/quota/v1`` (evaluators), ``plugin/pkg/admission/resourcequota``
-(the admission check) and ``pkg/controller/resourcequota`` (the controller that
-writes ``status``):
-
-* ``resources``: resource lists of quantities (add, mask, compare, print);
-* ``evaluators``: what an object of a kind uses (pods, services, PVCs, any
-  object's count) and whether it falls in a quota's scopes;
-* ``usage``: a quota's ``status.used``, counted from the objects in its namespace;
-* ``admission``: refuse a write past a quota, and charge it in the write's
-  transaction (kube updates ``status.used`` under optimistic concurrency);
-* ``controllers``/``wakeup``: the quota controller on the controller runtime,
-  woken by writes in namespaces that have a quota.
+``usage`` says what one object costs (kube's evaluators: object counts, pods'
+requests and limits, services' load balancers and node ports, claims'
+storage) and whether a quota's scopes match it; ``admission`` refuses a create
+or update that would pass a quota and charges the quota's ``status.used`` under
+optimistic concurrency; ``controller`` recomputes ``status`` of every quota of
+a namespace from the objects themselves; ``watch`` and ``controllers`` put it on
+the one controller runtime.
 """

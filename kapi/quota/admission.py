@@ -1,135 +1,123 @@
-"""Quota admission: refuse a write past a ResourceQuota, and charge the ones
-that pass in the write's own transaction.
+"""Quota admission, after kube-apiserver's ResourceQuota admission plugin: a
+create or update whose cost (``usage``; for an update only what grows) would
+take any matching quota of its namespace past ``spec.hard`` is refused with
+kube's 403 text, and an admitted one is charged to the quota's ``status.used``
+at once, written with the quota's resourceVersion (a conflict reads the quota
+again and decides again), so two writers never both take the last slot. The
+quota controller recomputes ``status.used`` from the objects afterwards (a
+charge whose write then failed is released there, as in kube).
 
-After kube's ``CheckRequest`` (``apiserver/pkg/admission/plugin/resourcequota``):
-for each quota of the namespace whose ``status.hard`` names a resource the
-object's evaluator counts and whose scopes the object falls in, a pod must set
-what the quota limits ("failed quota: q: must specify cpu,memory"), the quota
-must have a usage for it ("status unknown for quota"), and usage plus the
-object's must stay within ``hard`` ("exceeded quota: q, requested: ..., used:
-..., limited: ..."), all 403 Forbidden. kube then writes the new
-``status.used`` with the quota's resourceVersion and retries on a conflict;
-here ``Charge.commit`` does the same inside the transaction that writes the
-object (a savepoint per attempt), so two creates racing for the last slot
-cannot both pass: the second one's conditional update waits for the first's
-commit, finds the version moved, and checks again against the new usage.
-
-An update is charged only where usage can change (services, PVCs), by the
-difference. A dry run is checked but charges nothing. As in kube, a charged
-create does not make the controller count again; a quota admission could not
-use yet (no ``status.hard``, or one behind ``spec.hard``) does.
+A namespace with no quota costs one indexed read. A write in a namespace that
+has one wakes the controllers' feed, so ``status.used`` follows every change.
 """
 
 from __future__ import annotations
 
+import logging
+from fractions import Fraction
+
 from kapi import errors
 from kapi.controllers import feed
-from kapi.quota import resources
-from kapi.quota.evaluators import evaluator_for
-from kapi.quota.watch import FEED
-from kapi.storage import Key, ListQuery, ResourceVersionConflict, default_storage
+from kapi.lifecycle.watch import FEED
+from kapi.quota import usage as quota_usage
+from kapi.storage import Key, KeyNotFound, ResourceVersionConflict, default_storage
+from kapi.storage.interface import ListQuery
 
-__all__ = ["Charge", "charges_updates", "check"]
+__all__ = ["admit"]
 
+log = logging.getLogger(__name__)
+
+#: Tries at charging a quota that other writers keep changing.
+_ATTEMPTS = 8
 _QUOTAS = ("", "resourcequotas")
-_ATTEMPTS = 16
-
-
-def charges_updates(rt) -> bool:
-    """Whether an update of ``rt`` can change what it uses (cheap)."""
-    return rt.namespaced and evaluator_for(rt.group, rt.stored_resource).handles_update
 
 
 def _quotas(namespace: str) -> list[dict]:
-    return default_storage().list(ListQuery(group="", resource="resourcequotas", namespace=namespace)).items
+    storage = default_storage()
+    return list(storage.list(ListQuery(group=_QUOTAS[0], resource=_QUOTAS[1], namespace=namespace)).items)
 
 
-class Charge:
-    """What a write costs the quotas of its namespace."""
-
-    def __init__(self, rt, new: dict, old: dict | None) -> None:
-        self.rt, self.new, self.old = rt, new, old
-        self.evaluator = evaluator_for(rt.group, rt.stored_resource)
-        self.namespace = new["metadata"].get("namespace", "")
-        #: A quota of the namespace that admission cannot rely on yet.
-        self.unsettled = False
-
-    def _forbidden(self, message: str) -> errors.StatusError:
-        return errors.forbidden(self.rt.group, self.rt.plural, self.new["metadata"].get("name", ""), message)
-
-    def evaluate(self, quotas: list[dict]) -> dict[str, tuple[dict, resources.ResourceList]]:
-        """The quotas to charge (name -> (quota, new used)); raises 403."""
-        ev, obj = self.evaluator, self.new
-        interesting = []
-        for quota in quotas:
-            status = quota.get("status") or {}
-            if status.get("hard") != (quota.get("spec") or {}).get("hard"):
-                # The controller has yet to settle it (new, or spec changed):
-                # have it count again after this write commits.
-                self.unsettled = True
-            hard = resources.parsed(status.get("hard"))
-            matched = ev.matching_resources(hard)
-            if not matched or not ev.matches_scopes(quota, obj):
-                continue
-            name = quota["metadata"]["name"]
-            missing = ev.constraints(matched, obj)
-            if missing:
-                raise self._forbidden(f"failed quota: {name}: {missing}")
-            used = resources.parsed(status.get("used"))
-            if any(n not in used for n in matched):
-                raise self._forbidden(f"status unknown for quota: {name}, resources: {','.join(sorted(matched))}")
-            interesting.append((quota, hard, used))
-        delta = ev.usage(obj)
-        if self.old is not None and (self.old.get("metadata") or {}).get("resourceVersion"):
-            delta = resources.subtract_non_negative(delta, ev.usage(self.old))
-        delta = resources.remove_zeros(delta)
-        if not delta:
-            return {}
-        out = {}
-        for quota, hard, used in interesting:
-            requested = resources.mask(delta, hard)
-            new_used = resources.add(used, requested)
-            over = resources.exceeded(resources.mask(new_used, requested), hard)
-            if over:
-                raise self._forbidden(
-                    f"exceeded quota: {quota['metadata']['name']}, "
-                    f"requested: {resources.pretty(resources.mask(requested, over))}, "
-                    f"used: {resources.pretty(resources.mask(used, over))}, "
-                    f"limited: {resources.pretty(resources.mask(hard, over))}"
-                )
-            if requested:
-                out[quota["metadata"]["name"]] = (quota, new_used)
-        return out
-
-    def commit(self) -> None:
-        """Charge the quotas, in the caller's transaction; raises 403 when a
-        racing write took what was left."""
-        storage = default_storage()
-        for _ in range(_ATTEMPTS):
-            try:
-                with storage.atomic():
-                    for quota, new_used in self.evaluate(_quotas(self.namespace)).values():
-                        meta = quota["metadata"]
-                        quota.setdefault("status", {})["used"] = resources.formatted(new_used)
-                        storage.update(
-                            Key(*_QUOTAS, meta["namespace"], meta["name"]), quota, int(meta["resourceVersion"])
-                        )
-            except ResourceVersionConflict:
-                continue
-            if self.unsettled:
-                feed.wake(FEED)
-            return
-        raise errors.conflict("", "resourcequotas", "", "too many concurrent writes to the quota; try again")
-
-
-def check(rt, new: dict, old: dict | None, dry_run: bool) -> Charge | None:
-    """Refuse ``new`` (403) if it would pass a quota; the ``Charge`` to commit
-    with the write, or None when no quota of the namespace is concerned."""
-    if not rt.namespaced or (old is not None and not charges_updates(rt)):
-        return None
-    charge = Charge(rt, new, old)
-    quotas = _quotas(charge.namespace)
+def admit(rt, namespace: str, new: dict, old: dict | None, dry_run: bool) -> None:
+    """Refuse (403) or charge the write of ``new`` (``old``: the object it
+    replaces, None on create)."""
+    if not rt.namespaced or not namespace:
+        return
+    group, resource = rt.stored_group, rt.stored_resource
+    quotas = _quotas(namespace)
+    if quotas or (group, resource) == _QUOTAS:
+        feed.wake(FEED)
     if not quotas:
-        return None
-    charge.evaluate(quotas)
-    return None if dry_run else charge
+        return
+    cost = quota_usage.usage(group, resource, new)
+    if old is not None:
+        before = quota_usage.usage(group, resource, old)
+        cost = {k: v - before.get(k, Fraction(0)) for k, v in cost.items()}
+    cost = {k: v for k, v in cost.items() if v > 0}
+    if not cost:
+        return
+    name = (new.get("metadata") or {}).get("name") or ""
+    for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
+        _charge(rt, namespace, name, quota, group, resource, new, cost, dry_run)
+
+
+def _charge(rt, namespace, name, quota, group, resource, new, cost, dry_run) -> None:
+    storage = default_storage()
+    key = Key(*_QUOTAS, namespace, quota["metadata"]["name"])
+    for _ in range(_ATTEMPTS):
+        hard = quota_usage.parse_list((quota.get("spec") or {}).get("hard"))
+        asked = {
+            k: v for k, v in cost.items() if k in hard and quota_usage.tracks(quota, k)
+        }
+        if not quota_usage.matches_scopes(quota, group, resource, new):
+            return
+        if (group, resource) == ("", "pods") and "pods" in cost:
+            unset = quota_usage.missing(new, [k for k in hard if quota_usage.tracks(quota, k)])
+            if unset:
+                raise errors.forbidden(
+                    rt.group, rt.plural, name,
+                    f"failed quota: {quota['metadata']['name']}: must specify {','.join(unset)}",
+                )
+        if not asked:
+            return
+        status = quota.get("status") or {}
+        known_hard = quota_usage.parse_list(status.get("hard"))
+        used = quota_usage.parse_list(status.get("used"))
+        unknown = sorted(k for k in asked if k not in used or known_hard.get(k) != hard[k])
+        if unknown:
+            raise errors.forbidden(
+                rt.group, rt.plural, name,
+                f"status unknown for quota: {quota['metadata']['name']}, resources: {','.join(unknown)}",
+            )
+        after = {k: used[k] + v for k, v in asked.items()}
+        exceeded = sorted(k for k, v in after.items() if v > hard[k])
+        if exceeded:
+            raise errors.forbidden(
+                rt.group, rt.plural, name,
+                f"exceeded quota: {quota['metadata']['name']}, "
+                f"requested: {_pretty(asked, exceeded)}, used: {_pretty(used, exceeded)}, "
+                f"limited: {_pretty(hard, exceeded)}",
+            )
+        if dry_run:
+            return
+        charged = dict(quota)
+        charged["status"] = {**status, "used": {**(status.get("used") or {}),
+                                                 **quota_usage.format_list(after)}}
+        try:
+            storage.update(key, charged, int(quota["metadata"]["resourceVersion"]))
+            return
+        except ResourceVersionConflict:
+            pass
+        except KeyNotFound:
+            return
+        try:
+            quota = storage.get(key)
+        except KeyNotFound:
+            return
+    raise errors.conflict(
+        "", "resourcequotas", quota["metadata"]["name"],
+        "too many writers charging this quota at once; please try again",
+    )
+
+
+def _pretty(values: dict[str, Fraction], names: list[str]) -> str:
+    return ",".join(f"{n}={quota_usage.quantity(values.get(n, Fraction(0)))}" for n in names)

@@ -1,10 +1,9 @@
-"""The quota controller's watch: which changes map to which quotas.
-
-On the lifecycle's feed (``kapi.lifecycle.watch.FEED``), which every deletion
-already wakes; creates and updates that change usage wake it through quota
-admission (``kapi.quota.admission``) and ``kapi.quota.wakeup``. Any change in a
-namespace asks for every quota of that namespace (one indexed statement per
-batch); the resync asks for every quota.
+"""The quota's watch, on the lifecycle's feed: a change of a ResourceQuota, or
+of any object in a namespace that holds one, asks for ``resource-quota`` of that
+namespace (all of its quotas are recomputed together, as kube's controller
+replenishes them). Writes in such namespaces wake the feed (quota admission
+reads the namespace's quotas anyway, ``admission``); deletions always do.
+The resync asks for every namespace that holds a quota.
 """
 
 from __future__ import annotations
@@ -12,41 +11,48 @@ from __future__ import annotations
 from kapi.controllers import feed, workqueue
 from kapi.lifecycle.watch import FEED
 from kapi.storage import default_storage
-from kapi.storage.interface import Change
+from kapi.storage.interface import Change, ListQuery
 
-__all__ = ["FEED", "NAME", "QUOTAS", "WATCH"]
+__all__ = ["NAME", "WATCH", "quota_key"]
 
-#: The controller's name (the work table's ``controller``).
-NAME = "resourcequota"
+NAME = "resource-quota"
 QUOTAS = ("", "resourcequotas")
 
 
-def _row(summary) -> tuple:
-    k = summary.key
-    return (NAME, summary.uid, k.group, k.resource, k.namespace, k.name, "")
+def quota_key(namespace: str) -> tuple:
+    return (NAME, namespace, "", "namespaces", "", namespace, "")
+
+
+def _with_quotas(namespaces: list[str]) -> list[str]:
+    storage = default_storage()
+    return [ns for ns in namespaces if storage.count_in_namespace(ns, [QUOTAS])]
 
 
 class _Plan(feed.Plan):
     def __init__(self) -> None:
-        self.namespaces: dict[str, str] = {}  # namespace -> a request that changed it
+        self.quota_changed: dict[str, str] = {}
+        self.touched: dict[str, str] = {}
 
     def add(self, change: Change) -> None:
         namespace = change.key.namespace
-        if namespace and (namespace not in self.namespaces or change.request_id):
-            self.namespaces[namespace] = change.request_id or ""
+        if not namespace:
+            return
+        if (change.key.group, change.key.resource) == QUOTAS:
+            self.quota_changed[namespace] = change.request_id
+        else:
+            self.touched.setdefault(namespace, change.request_id)
 
     def ask(self) -> int:
-        found = default_storage().summaries_in_namespaces(QUOTAS, sorted(self.namespaces))
-        return workqueue.request([(*_row(s), self.namespaces.get(s.key.namespace, "")) for s in found])
+        others = [ns for ns in self.touched if ns not in self.quota_changed]
+        rows = [(*quota_key(ns), r) for ns, r in self.quota_changed.items()]
+        rows += [(*quota_key(ns), self.touched[ns]) for ns in _with_quotas(others)]
+        return workqueue.request(rows)
 
 
 def _resync(full: bool) -> int:
-    found = default_storage().summaries_in_namespaces(QUOTAS, _all_namespaces())
-    return workqueue.request([_row(s) for s in found], bump=False)
-
-
-def _all_namespaces() -> list[str]:
-    return [o.key.name for o in default_storage().summaries_with(("", "namespaces"), "metadata")]
+    quotas = default_storage().list(ListQuery(group=QUOTAS[0], resource=QUOTAS[1])).items
+    namespaces = sorted({o["metadata"]["namespace"] for o in quotas})
+    return workqueue.request([quota_key(ns) for ns in namespaces], bump=False)
 
 
 WATCH = feed.Watch(FEED, _Plan, _resync)

@@ -9,10 +9,11 @@ and turns storage errors into ``StatusError``s. Everything that writes objects
 from __future__ import annotations
 
 import copy
+import dataclasses
 import secrets
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -67,12 +68,16 @@ WRITE_OBSERVERS: list = []
 #: stands): for what must be visible no later than the write itself (the
 #: request a write came from, kapi.observability.origin).
 BEFORE_WRITE_OBSERVERS: list = []
-#: Admission whose bookkeeping must commit with the write it admits (kube's
-#: ResourceQuota, ``kapi.quota.admission``): modules with ``check(rt, new, old,
-#: dry_run)``, which may refuse with a ``StatusError`` and returns None or a
-#: charge whose ``commit()`` runs in the write's transaction, and
-#: ``charges_updates(rt)``, whether updates of ``rt`` are checked at all (cheap).
-TRANSACTIONAL_ADMISSION: list = []
+#: Called as ``plugin(rt, namespace, new, old, dry_run)`` (``old`` None on
+#: create) after validation and the writer's own admission, for every create
+#: and every update that changes something, whoever writes: may refuse with a
+#: ``StatusError`` (kube's ResourceQuota admission, ``kapi.quota.admission``).
+ADMISSION_PLUGINS: list = []
+
+
+def _admit(rt: ResourceType, namespace: str, new: Object, old: Object | None, dry_run: bool) -> None:
+    for plugin in ADMISSION_PLUGINS:
+        plugin(rt, namespace, new, old, dry_run)
 
 
 def now_rfc3339() -> str:
@@ -261,44 +266,27 @@ class Registry(PatchMixin):
                 self._namespace_must_be_active(rt, namespace, requested_name)
                 if not generate and self._exists(self.key(rt, namespace, meta["name"])):
                     raise errors.already_exists(rt.group, rt.plural, meta["name"])
-                self._charges(rt, obj, None, dry_run=True)
+                _admit(rt, namespace, obj, None, True)
                 return obj
+            _admit(rt, namespace, obj, None, False)
 
-            charges = self._charges(rt, obj, None)
-            if not charges:
-                return self._store_new(rt, namespace, obj, generate, requested_name)
-            with self.storage.atomic():
-                # The quotas first, then the object: every charged write
-                # takes its quota rows before anything else.
-                for charge in charges:
-                    charge.commit()
-                return self._store_new(rt, namespace, obj, generate, requested_name)
-
-    def _charges(self, rt: ResourceType, new: Object, old: Object | None, dry_run: bool = False) -> list:
-        """``TRANSACTIONAL_ADMISSION`` of a write: the charges to commit with it."""
-        found = (plugin.check(rt, new, old, dry_run) for plugin in TRANSACTIONAL_ADMISSION)
-        return [charge for charge in found if charge is not None]
-
-    def _store_new(self, rt: ResourceType, namespace: str, obj: Object, generate: bool, requested_name: str) -> Object:
-        """The storage half of a create (the name regenerated on a clash)."""
-        meta = obj["metadata"]
-        ns_key = self._namespace_key(rt, namespace)
-        self._before_write(rt, obj)
-        stored = self._in(rt, obj)
-        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
-            try:
-                created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
-                return self._written(rt, self._out(rt, created))
-            except KeyNotFound:
-                raise errors.not_found("", "namespaces", namespace) from None
-            except NamespaceTerminating:
-                raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
-            except KeyExists:
-                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
-                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
-                meta["name"] = meta["generateName"] + _random_suffix()
-                stored = self._in(rt, obj)
-        raise AssertionError("unreachable")
+            ns_key = self._namespace_key(rt, namespace)
+            self._before_write(rt, obj)
+            stored = self._in(rt, obj)
+            for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+                try:
+                    created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
+                    return self._written(rt, self._out(rt, created))
+                except KeyNotFound:
+                    raise errors.not_found("", "namespaces", namespace) from None
+                except NamespaceTerminating:
+                    raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
+                except KeyExists:
+                    if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
+                        raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
+                    meta["name"] = meta["generateName"] + _random_suffix()
+                    stored = self._in(rt, obj)
+            raise AssertionError("unreachable")
 
     def _prepare_create(self, rt: ResourceType, obj: Object, manage) -> bool:
         """System fields, the strategy, managedFields, validation and admission
@@ -445,8 +433,13 @@ class Registry(PatchMixin):
         cur_meta = current["metadata"]
         if subresource == "status":
             rt.strategy.prepare_for_status_update(new, current)
-            # A status write changes nothing in metadata but what kube lets it.
+            # A status write changes nothing in metadata but what kube lets it
+            # (a Deployment's annotations: its controller's revision).
+            kept = {k: meta[k] for k in rt.strategy.status_metadata if k in meta}
             new["metadata"] = meta = {**cur_meta}
+            for key in rt.strategy.status_metadata:
+                meta.pop(key, None)
+            meta.update(kept)
         elif subresource:
             meta["generation"] = cur_meta.get("generation", 1)
             rt.strategy.prepare_for_subresource_update(subresource, new, current)
@@ -482,9 +475,7 @@ class Registry(PatchMixin):
         dry_run: bool,
         preconditions: Preconditions | None = None,
     ) -> Object:
-        charged = [p for p in TRANSACTIONAL_ADMISSION if p.charges_updates(rt)]
-        with self._serialized(rt), (self.storage.atomic() if charged else nullcontext()):
-            charges: list = []
+        with self._serialized(rt):
 
             def storage_update(current_stored: Object) -> Object:
                 new = try_update(current_stored)
@@ -494,8 +485,7 @@ class Registry(PatchMixin):
                 if _without_version(new) == _without_version(current):
                     # Nothing to write: kube answers with the stored object, same version.
                     raise _NotWritten(current)
-                if charged:
-                    charges[:] = [c for p in charged if (c := p.check(rt, new, current, dry_run)) is not None]
+                _admit(rt, key.namespace, new, current, dry_run)
                 if dry_run:
                     raise _NotWritten(new)
                 self._before_write(rt, new)
@@ -506,10 +496,6 @@ class Registry(PatchMixin):
                     stored = self.storage.guaranteed_update(key, storage_update, preconditions)
             except _NotWritten as answer:
                 return answer.object
-            # Charged for the version written, in its transaction (a
-            # racing write that took what was left refuses this one).
-            for charge in charges:
-                charge.commit()
             out = self._written(rt, self._out(rt, stored))
             if "deletionTimestamp" in out["metadata"] and not rt.strategy.pending_finalizers(out):
                 return self._finish_deletion(rt, key, out)
@@ -531,6 +517,12 @@ class Registry(PatchMixin):
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message) from None
         rt.strategy.check_delete(current)
+        if (
+            options.propagation_policy is None
+            and rt.strategy.orphan_by_default
+            and not set(current["metadata"].get("finalizers") or ()) & set(GC_FINALIZERS)
+        ):
+            options = dataclasses.replace(options, propagation_policy="Orphan")
         finalizers = _finalizers_for_policy(current, options.propagation_policy)
         if finalizers != (current["metadata"].get("finalizers") or []) or rt.strategy.pending_finalizers(
             current

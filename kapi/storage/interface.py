@@ -292,12 +292,6 @@ class Storage(ABC):
         """The objects of ``collection`` in ``namespace`` named one of ``names``."""
 
     @abstractmethod
-    def summaries_in_namespaces(
-        self, collection: GroupResource, namespaces: Sequence[str]
-    ) -> list[ObjectSummary]:
-        """The objects of ``collection`` in any of ``namespaces`` (ResourceQuotas)."""
-
-    @abstractmethod
     def summaries_with(self, collection: GroupResource, field: str) -> list[ObjectSummary]:
         """The objects of ``collection`` that have the top-level field ``field``
         (such as ClusterRoles with an ``aggregationRule``)."""
@@ -354,13 +348,6 @@ class Storage(ABC):
         """Run the block's reads and writes as one transaction that no other
         ``exclusive(name)`` block overlaps, in any process: for decisions that
         read other objects before writing (which CRD gets a name)."""
-        yield
-
-    @contextmanager
-    def atomic(self) -> Iterator[None]:
-        """Run the block's reads and writes as one transaction (nested: a
-        savepoint), for writes that must commit together (an object and the
-        quota usage it is charged)."""
         yield
 
     def latest_change_revision(self, group: str, resource: str) -> int:

@@ -307,11 +307,6 @@ class PostgresStorage(SummaryReads, Storage):
         raise ResourceVersionConflict(key)
 
     @contextmanager
-    def atomic(self) -> Iterator[None]:
-        with transaction.atomic():
-            yield
-
-    @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         # A transaction-scoped advisory lock: released at commit or rollback,
         # and by PostgreSQL if the process dies.

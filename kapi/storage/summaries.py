@@ -120,18 +120,6 @@ class SummaryReads:
             [*collection, namespace, list(names)],
         )
 
-    def summaries_in_namespaces(
-        self, collection: GroupResource, namespaces: Sequence[str]
-    ) -> list[ObjectSummary]:
-        """The objects of ``collection`` in any of ``namespaces``."""
-        if not namespaces:
-            return []
-        return _summaries(
-            f'SELECT {_SUMMARY} FROM kapi_object WHERE "group" = %s AND resource = %s'
-            " AND namespace = ANY(%s::text[])",
-            [*collection, list(namespaces)],
-        )
-
     def summaries_with(self, collection: GroupResource, field: str) -> list[ObjectSummary]:
         return _summaries(
             f'SELECT {_SUMMARY} FROM kapi_object WHERE "group" = %s AND resource = %s'

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
 
 from tests.api.conftest import assert_status
 
@@ -54,6 +55,28 @@ def test_field_selectors(api, namespace):
     assert names(api.get(base, params={"fieldSelector": "type!=Opaque"})) == ["two"]
     status = assert_status(api.get(base, params={"fieldSelector": "data.a=x"}), 400, "BadRequest")
     assert "field label not supported" in status["message"]
+
+
+def test_node_unschedulable_field_selector(api):
+    """kube's node field set: ``spec.unschedulable`` reads "false" when unset, in
+    lists (SQL) and watches (Python) alike, so "schedulable nodes" are found."""
+    tag = uuid.uuid4().hex[:8]
+    free, cordoned = f"free-{tag}", f"cordoned-{tag}"
+    for name, spec in ((free, {}), (cordoned, {"unschedulable": True})):
+        created = api.post("/api/v1/nodes", {"metadata": {"name": name}, "spec": spec})
+        assert created.status_code == 201, created.text
+    try:
+        for value, want, other in (("false", free, cordoned), ("true", cordoned, free)):
+            params = {"fieldSelector": f"spec.unschedulable={value}"}
+            listed = names(api.get("/api/v1/nodes", params=params))
+            assert want in listed and other not in listed
+        params = {"fieldSelector": "spec.unschedulable!=true", "watch": "1", "timeoutSeconds": "1"}
+        events = [json.loads(line) for line in api.get("/api/v1/nodes", params=params).iter_lines()]
+        watched = {e["object"]["metadata"]["name"] for e in events}
+        assert free in watched and cordoned not in watched
+    finally:
+        for name in (free, cordoned):
+            api.delete(f"/api/v1/nodes/{name}")
 
 
 def test_event_field_selectors(api, namespace):
