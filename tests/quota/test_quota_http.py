@@ -44,9 +44,13 @@ def test_status_counts_every_resource_and_releases_on_delete(api, namespace) -> 
     """status.hard mirrors spec.hard; used counts pods (with their requests,
     extended resources included), services by type, PVCs by storage class,
     configmaps, secrets, RCs, count/<resource>.<group>; deleting frees it."""
+    from tests.lifecycle.conftest import wait_for
+
     ns = f"/api/v1/namespaces/{namespace}"
+    # The namespace's kube-root-ca.crt counts as one of its ConfigMaps.
+    wait_for(lambda: api.get(f"{ns}/configmaps/kube-root-ca.crt").status_code == 200, what="kube-root-ca.crt")
     assert api.post(f"{ns}/resourcequotas", quota("q", EVERYTHING)).status_code == 201
-    wait_used(api, namespace, "q", {"resourcequotas": "1", "pods": "0", "cpu": "0", "configmaps": "0"})
+    wait_used(api, namespace, "q", {"resourcequotas": "1", "pods": "0", "cpu": "0", "configmaps": "1"})
     assert api.get(f"{ns}/resourcequotas/q").json()["status"]["hard"] == EVERYTHING
 
     requests = {"cpu": "500m", "memory": "252Mi", "ephemeral-storage": "30Gi", "example.com/dongle": "2"}
@@ -63,7 +67,7 @@ def test_status_counts_every_resource_and_releases_on_delete(api, namespace) -> 
         "pods": "1", "cpu": "500m", "memory": "252Mi", "ephemeral-storage": "30Gi",
         "requests.example.com/dongle": "2", "services": "2", "services.nodeports": "1",
         "services.loadbalancers": "0", "persistentvolumeclaims": "1", "requests.storage": "1Gi",
-        "gold.storageclass.storage.k8s.io/persistentvolumeclaims": "1", "configmaps": "1",
+        "gold.storageclass.storage.k8s.io/persistentvolumeclaims": "1", "configmaps": "2",
         "secrets": "1", "count/replicasets.apps": "1", "count/jobs.batch": "0", "replicationcontrollers": "0",
     })
 
@@ -72,7 +76,7 @@ def test_status_counts_every_resource_and_releases_on_delete(api, namespace) -> 
     assert api.delete(f"/apis/apps/v1/namespaces/{namespace}/replicasets/rs").status_code == 200
     wait_used(api, namespace, "q", {
         "pods": "0", "cpu": "0", "memory": "0", "services": "0", "services.nodeports": "0",
-        "persistentvolumeclaims": "0", "requests.storage": "0", "configmaps": "0", "secrets": "0",
+        "persistentvolumeclaims": "0", "requests.storage": "0", "configmaps": "1", "secrets": "0",
         "count/replicasets.apps": "0", "requests.example.com/dongle": "0",
     })
 
@@ -156,25 +160,25 @@ def test_spec_change_recomputes_and_status_patch_is_reset(api, namespace) -> Non
     a patch of /status is answered as written, and the controller puts
     status.hard back to spec.hard."""
     ns = f"/api/v1/namespaces/{namespace}"
-    assert api.post(f"{ns}/resourcequotas", quota("q", {"configmaps": "1"})).status_code == 201
-    wait_used(api, namespace, "q", {"configmaps": "0"})
-    assert api.post(f"{ns}/configmaps", {"metadata": {"name": "a"}}).status_code == 201
-    assert api.post(f"{ns}/configmaps", {"metadata": {"name": "b"}}).status_code == 403
+    assert api.post(f"{ns}/resourcequotas", quota("q", {"secrets": "1"})).status_code == 201
+    wait_used(api, namespace, "q", {"secrets": "0"})
+    assert api.post(f"{ns}/secrets", {"metadata": {"name": "a"}}).status_code == 201
+    assert api.post(f"{ns}/secrets", {"metadata": {"name": "b"}}).status_code == 403
     merge = {"Content-Type": "application/merge-patch+json"}
-    assert api.request("PATCH", f"{ns}/resourcequotas/q", json={"spec": {"hard": {"configmaps": "2"}}},
+    assert api.request("PATCH", f"{ns}/resourcequotas/q", json={"spec": {"hard": {"secrets": "2"}}},
                        headers=merge).status_code == 200
     from tests.lifecycle.conftest import wait_for
 
-    wait_for(lambda: api.get(f"{ns}/resourcequotas/q").json()["status"]["hard"] == {"configmaps": "2"},
+    wait_for(lambda: api.get(f"{ns}/resourcequotas/q").json()["status"]["hard"] == {"secrets": "2"},
              what="status.hard follows spec.hard")
-    assert api.post(f"{ns}/configmaps", {"metadata": {"name": "b"}}).status_code == 201
+    assert api.post(f"{ns}/secrets", {"metadata": {"name": "b"}}).status_code == 201
 
     patched = api.request("PATCH", f"{ns}/resourcequotas/q/status",
-                          json={"status": {"hard": {"configmaps": "9"}}}, headers=merge)
+                          json={"status": {"hard": {"secrets": "9"}}}, headers=merge)
     assert patched.status_code == 200
-    assert patched.json()["status"]["hard"] == {"configmaps": "9"}
-    assert patched.json()["spec"]["hard"] == {"configmaps": "2"}
-    wait_for(lambda: api.get(f"{ns}/resourcequotas/q").json()["status"]["hard"] == {"configmaps": "2"},
+    assert patched.json()["status"]["hard"] == {"secrets": "9"}
+    assert patched.json()["spec"]["hard"] == {"secrets": "2"}
+    wait_for(lambda: api.get(f"{ns}/resourcequotas/q").json()["status"]["hard"] == {"secrets": "2"},
              what="status.hard reset to spec.hard")
 
 
@@ -214,15 +218,34 @@ def test_concurrent_creates_do_not_overshoot(api, namespace) -> None:
     """Twelve creates racing for three slots: exactly three pass, the rest
     are refused with kube's text, and used says three."""
     ns = f"/api/v1/namespaces/{namespace}"
-    assert api.post(f"{ns}/resourcequotas", quota("q", {"configmaps": "3"})).status_code == 201
-    wait_used(api, namespace, "q", {"configmaps": "0"})
+    assert api.post(f"{ns}/resourcequotas", quota("q", {"secrets": "3"})).status_code == 201
+    wait_used(api, namespace, "q", {"secrets": "0"})
 
     def create(i: int) -> int:
-        return api.post(f"{ns}/configmaps", {"metadata": {"name": f"c{i}"}}).status_code
+        return api.post(f"{ns}/secrets", {"metadata": {"name": f"c{i}"}}).status_code
 
     with concurrent.futures.ThreadPoolExecutor(12) as pool:
         codes = list(pool.map(create, range(12)))
     assert sorted(codes) == [201] * 3 + [403] * 9, codes
-    listed = api.get(f"{ns}/configmaps").json()["items"]
+    listed = api.get(f"{ns}/secrets").json()["items"]
     assert len([c for c in listed if c["metadata"]["name"].startswith("c")]) == 3
-    wait_used(api, namespace, "q", {"configmaps": "3"})
+    wait_used(api, namespace, "q", {"secrets": "3"})
+
+
+def test_root_ca_configmap_refused_by_a_quota_is_published_once_it_fits(api, namespace) -> None:
+    """The root-CA publisher does not give up on a ConfigMap a quota refuses:
+    once the quota is raised, kube-root-ca.crt is back (kube's requeue)."""
+    from tests.lifecycle.conftest import wait_for
+
+    ns = f"/api/v1/namespaces/{namespace}"
+    wait_for(lambda: api.get(f"{ns}/configmaps/kube-root-ca.crt").status_code == 200, what="kube-root-ca.crt")
+    assert api.post(f"{ns}/resourcequotas", quota("q", {"configmaps": "0"})).status_code == 201
+    wait_used(api, namespace, "q", {"configmaps": "1"})
+    assert api.delete(f"{ns}/configmaps/kube-root-ca.crt").status_code == 200
+    refused = api.post(f"{ns}/configmaps", {"metadata": {"name": "x"}})
+    assert refused.status_code == 403, refused.text
+    merge = {"Content-Type": "application/merge-patch+json"}
+    assert api.request("PATCH", f"{ns}/resourcequotas/q", json={"spec": {"hard": {"configmaps": "5"}}},
+                       headers=merge).status_code == 200
+    wait_for(lambda: api.get(f"{ns}/configmaps/kube-root-ca.crt").status_code == 200, timeout=30,
+             what="kube-root-ca.crt published again")
