@@ -92,5 +92,12 @@ def _create(registry: Registry, rt, namespace: str, data: dict) -> None:
         registry.create(rt, namespace, body, CreateOptions(field_manager=FIELD_MANAGER))
     except StatusError as exc:
         # The namespace is gone or terminating, or another pass made it first.
-        if exc.code not in (403, 404, 409):
+        # Any other refusal (a ResourceQuota whose status is not counted yet,
+        # or that is full) is retried with backoff, as kube's publisher requeues.
+        if exc.code not in (403, 404, 409) or (exc.code == 403 and not _terminating(exc)):
             raise
+
+
+def _terminating(exc: StatusError) -> bool:
+    causes = (exc.status.get("details") or {}).get("causes") or []
+    return any(c.get("reason") == "NamespaceTerminating" for c in causes)
