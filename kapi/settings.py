@@ -161,6 +161,16 @@ SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS",
 # (sync/notify.py refuses those by default), comma-separated CIDRs.
 KAPI_ALERT_ALLOWED_NETWORKS = os.environ.get("KAPI_ALERT_ALLOWED_NETWORKS", "")
 SYNC_DEFAULT_SERVICE_ACCOUNT = os.environ.get("KAPI_SYNC_DEFAULT_SERVICE_ACCOUNT", "default") or "default"
+# A Sync's target API server (spec.kubeConfig, sync/kubeconfig.py): networks it may
+# reach although they are loopback or link-local (comma-separated CIDRs); kubeconfig
+# exec/auth-provider plugins and insecure-skip-tls-verify, refused unless enabled
+# (Flux's --insecure-kubeconfig-exec / --insecure-kubeconfig-tls); the timeouts
+# of every request to a target (seconds).
+KAPI_SYNC_REMOTE_ALLOWED_NETWORKS = os.environ.get("KAPI_SYNC_REMOTE_ALLOWED_NETWORKS", "")
+KAPI_SYNC_INSECURE_KUBECONFIG_EXEC = os.environ.get("KAPI_SYNC_INSECURE_KUBECONFIG_EXEC", "") in ("1", "true")
+KAPI_SYNC_INSECURE_KUBECONFIG_TLS = os.environ.get("KAPI_SYNC_INSECURE_KUBECONFIG_TLS", "") in ("1", "true")
+KAPI_SYNC_REMOTE_CONNECT_TIMEOUT = float(os.environ.get("KAPI_SYNC_REMOTE_CONNECT_TIMEOUT", "5"))
+KAPI_SYNC_REMOTE_READ_TIMEOUT = float(os.environ.get("KAPI_SYNC_REMOTE_READ_TIMEOUT", "30"))
 
 # How long the change log keeps history (etcd's default compaction is 5 minutes).
 KAPI_HISTORY_WINDOW_SECONDS = int(os.environ.get("KAPI_HISTORY_WINDOW_SECONDS", "300"))

@@ -157,10 +157,14 @@ def _set_types(objects: list[Object]) -> dict[tuple[str, str, str], ResourceType
 
 
 def plan(objects: list[Object], sync_namespace: str, sync_name: str,
-         target_namespace: str = "", ignore_rules: list[dict] | None = None) -> tuple[list[Entry], list[Problem]]:
+         target_namespace: str = "", ignore_rules: list[dict] | None = None,
+         resolve: Callable[[str, str, str], Any] | None = None) -> tuple[list[Entry], list[Problem]]:
     """Entries for ``objects`` (types, namespaces and sync labels set) and problems;
-    ``ignore_rules`` is the Sync's ``spec.driftIgnoreRules`` (``sync.driftpolicy``)."""
-    served = catalog(fresh=True)
+    ``ignore_rules`` is the Sync's ``spec.driftIgnoreRules`` (``sync.driftpolicy``);
+    ``resolve(group, version, kind)``: the served type (default: this server's;
+    a remote target's discovery, ``sync.remoteapply``), anything with
+    ``plural`` and ``namespaced``."""
+    resolve = resolve or catalog(fresh=True).for_kind
     in_set = _set_types(objects)
     entries: list[Entry] = []
     problems: list[Problem] = []
@@ -171,7 +175,7 @@ def plan(objects: list[Object], sync_namespace: str, sync_name: str,
         kind = str(obj["kind"])
         meta = obj["metadata"]
         name = str(meta["name"])
-        rt = served.for_kind(group, version, kind)
+        rt = resolve(group, version, kind)
         pending = False
         if rt is None and (group, version, kind) in in_set:
             rt, pending = in_set[(group, version, kind)], True

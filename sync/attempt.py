@@ -44,6 +44,8 @@ class Attempt:
     rendered_digest: str = ""
     variables: dict[str, str] = field(default_factory=dict)
     deadline: float = 0.0
+    #: Where the Sync applies (``sync.target``), once connected.
+    target: Any = None
 
     def __post_init__(self) -> None:
         meta, spec = self.sync["metadata"], self.sync.get("spec") or {}

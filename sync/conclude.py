@@ -171,8 +171,6 @@ def _waiting(attempt: Attempt, result: Waiting) -> float:
     """``spec.wait`` in progress: the state goes to status (the deadline in
     ``healthCheckDeadline``) and the queue runs the check again shortly, so a
     waiting Sync never holds a worker."""
-    from sync.stages import unhealthy
-
     waiting, inventory = result.waiting, result.inventory
     attempt.progress(f"waiting for {len(waiting)} objects: {listing(waiting, 3)}")
     record = applied_state(attempt, inventory, result.outcome)
@@ -190,7 +188,7 @@ def _waiting(attempt: Attempt, result: Waiting) -> float:
     _write(attempt, progressing)
     # A status write between the check and healthCheckDeadline being stored
     # found no waiting Sync to wake: look once more now that it is.
-    if unhealthy(inventory, attempt.registry, attempt.user) != ([], waiting):
+    if attempt.target.unhealthy(inventory) != ([], waiting):
         return 0.1
     return max(0.1, min(_health_poll(), result.deadline - time.time()))
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from kapi import errors
 from kapi.auth import access
 from kapi.registry.store import Registry
-from sync import apply as engine
 from sync import controllers
 from sync.attempt import Progress
 from sync.conclude import listing
 from sync.identity import identity
 from sync.kinds import FINALIZER, sync_type
 from sync.status import event
+from sync.target import KubeconfigError, target_for
 
 __all__ = ["finalize"]
 
@@ -28,10 +28,17 @@ def finalize(sync: dict, registry: Registry, progress: Progress) -> None:
         # As the Sync's identity. What it may not delete stays (a Warning event
         # names it): a binding that the namespace's deletion removed first must
         # not hold the Sync forever, nor hand its prune to the controller.
+        # A target that cannot be used (kubeconfig gone, server unreachable)
+        # must not hold the Sync either: its objects stay, a Warning says so.
         user = identity(namespace, spec)
-        outcome = engine.prune(inventory, set(), namespace, name, registry=access.registry_for(user),
-                               user=user, skip_forbidden=True)
-        if outcome.forbidden:
+        try:
+            target = target_for(namespace, spec, user, registry, access.registry_for(user))
+            outcome = target.prune(inventory, set(), namespace, name, skip_forbidden=True)
+        except (KubeconfigError, errors.StatusError) as exc:
+            why = exc.status.get("message", str(exc)) if isinstance(exc, errors.StatusError) else str(exc)
+            event(sync, "Warning", "PruneFailed", f"{len(inventory)} objects left in place: {why}", registry)
+            outcome = None
+        if outcome is not None and outcome.forbidden:
             event(sync, "Warning", "PruneFailed",
                   f"{len(outcome.forbidden)} objects left in place: {listing(outcome.forbidden, 5)}", registry)
 

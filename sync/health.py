@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CURRENT", "FAILED", "IN_PROGRESS", "Health", "compute"]
+__all__ = ["CURRENT", "FAILED", "IN_PROGRESS", "Health", "compute", "line"]
 
 CURRENT = "Current"
 IN_PROGRESS = "InProgress"
@@ -271,3 +271,8 @@ def compute(obj: Object | None) -> Health:
             return _current(ready.get("message") or "Ready")
         return _progress(ready.get("message") or f"Ready is {ready.get('status')}")
     return _current()
+
+
+def line(kind: str, namespace: str, name: str, verdict: Health) -> str:
+    """How a Sync's status names an object that is not healthy."""
+    return f"{kind}/{namespace + '/' if namespace else ''}{name} status: '{verdict.status}': {verdict.message}"

@@ -162,6 +162,20 @@ _SYNC_SCHEMA = {
                 "wait": {"type": "boolean", "default": False},
                 "targetNamespace": {"type": "string"},
                 "serviceAccountName": {"type": "string"},
+                # Apply to another API server (sync.kubeconfig), Flux's shape: a
+                # Secret of the Sync's namespace holding a kubeconfig under key
+                # (default: value or value.yaml).
+                "kubeConfig": {
+                    "type": "object",
+                    "required": ["secretRef"],
+                    "properties": {
+                        "secretRef": {
+                            "type": "object",
+                            "required": ["name"],
+                            "properties": {"name": {"type": "string", "minLength": 1}, "key": {"type": "string"}},
+                        },
+                    },
+                },
                 "dependsOn": {"type": "array", "items": _LOCAL_REF},
                 # Fields left to other managers (sync.driftpolicy), Flux's shape.
                 "driftIgnoreRules": {
@@ -220,6 +234,11 @@ _SYNC_SCHEMA = {
                 "lastAppliedRevision": {"type": "string"},
                 "lastAttemptedRevision": {"type": "string"},
                 "lastAppliedDigest": {"type": "string"},
+                # The API server of spec.kubeConfig and its version (sync.stages.connect).
+                "target": {
+                    "type": "object",
+                    "properties": {"server": {"type": "string"}, "version": {"type": "string"}},
+                },
                 # spec.wait: when the health checks of the current attempt give up.
                 "healthCheckDeadline": {"type": "string"},
                 # The commit a destructive prune waits on (sync.pruneguard).
@@ -321,6 +340,8 @@ SYNC_CRD = _crd(
     [
         {"name": "Ready", "type": "string", "jsonPath": _READY},
         {"name": "Revision", "type": "string", "jsonPath": ".status.lastAppliedRevision"},
+        # Where it applies (spec.kubeConfig): the target API server, if not kapi itself.
+        {"name": "Target", "type": "string", "jsonPath": ".status.target.server"},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
         {"name": "Status", "type": "string", "jsonPath": _MESSAGE},
     ],

@@ -18,20 +18,18 @@ unless its network is listed in ``KAPI_ALERT_ALLOWED_NETWORKS``.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
 import logging
-import socket
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
 from kapi import errors
 from kapi.registry.catalog import catalog
 from kapi.registry.store import Registry
+from sync import netallow
 
 __all__ = ["deliver", "destination_allowed", "enqueue", "payload"]
 
@@ -58,22 +56,7 @@ def enqueue(obj: dict, type_: str, reason: str, message: str) -> None:
 
 def destination_allowed(url: str) -> str | None:
     """Why ``url`` may not be posted to, or None when it may."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "the address must be an http or https URL"
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
-    except (OSError, UnicodeError):
-        return f"cannot resolve {parts.hostname}"
-    allowed = [ipaddress.ip_network(n.strip(), strict=False)
-               for n in settings.KAPI_ALERT_ALLOWED_NETWORKS.split(",") if n.strip()]
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if any(address in net for net in allowed):
-            continue
-        if address.is_loopback or address.is_link_local or address.is_unspecified or address.is_multicast:
-            return f"{parts.hostname} resolves to {address}, which alerts may not reach"
-    return None
+    return netallow.refused(url, settings.KAPI_ALERT_ALLOWED_NETWORKS, "alerts")
 
 
 def payload(provider: dict, kind: str, namespace: str, name: str, uid: str, type_: str, reason: str,

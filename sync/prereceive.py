@@ -34,6 +34,7 @@ from sync.kinds import repository_type
 from sync.plan import Plan
 from sync.render import RenderError, render
 from sync.source import repository_dir, syncs_of
+from sync.target import KubeconfigError, target_for
 
 __all__ = ["check_push"]
 
@@ -116,30 +117,39 @@ def _evaluate(sync: dict, repo: dict, path, sha: str, git_env: dict[str, str] | 
         for message in exc.messages:
             out.write(f"kapi: {label}: {message}\n")
         return False
-    entries, problems = engine.plan(objects, smeta["namespace"], smeta["name"],
-                                    sspec.get("targetNamespace") or "", sspec.get("driftIgnoreRules"))
-    # As the Sync will apply it: with its identity's rights, and only
-    # objects it may apply are dry-run (a pusher learns nothing through
-    # these lines about objects the Sync may not touch).
-    denied = engine.authorize(entries, user, registry)
-    refused = {p.subject for p in denied}
-    allowed = [e for e in entries if e.subject not in refused]
-    # Decrypted values never reach the pusher: with SOPS, the plan names fields only.
-    plan = Plan(hide_values=bool(sspec.get("decryption")))
-    problems += denied + engine.validate(allowed, smeta["namespace"], smeta["name"],
-                                         access.registry_for(user),
-                                         force_recreate=bool(sspec.get("force")), plan=plan)
-    for problem in problems:
-        out.write(f"kapi: {label}: {problem}\n")
-    if problems:
+    # Where the Sync applies (sync.target): kapi itself, or the API server of
+    # its kubeconfig, whose RBAC and admission answer the dry run.
+    try:
+        target = target_for(smeta["namespace"], sspec, user, registry, access.registry_for(user))
+        entries, problems = target.plan(objects, smeta["namespace"], smeta["name"],
+                                        sspec.get("targetNamespace") or "", sspec.get("driftIgnoreRules"))
+        # As the Sync will apply it: with its identity's rights, and only
+        # objects it may apply are dry-run (a pusher learns nothing through
+        # these lines about objects the Sync may not touch).
+        denied = target.authorize(entries, [])
+        refused = {p.subject for p in denied}
+        allowed = [e for e in entries if e.subject not in refused]
+        # Decrypted values never reach the pusher: with SOPS, the plan names fields only.
+        plan = Plan(hide_values=bool(sspec.get("decryption")))
+        problems += denied + target.validate(allowed, smeta["namespace"], smeta["name"],
+                                             force_recreate=bool(sspec.get("force")), plan=plan)
+        for problem in problems:
+            out.write(f"kapi: {label}: {problem}\n")
+        if problems:
+            return False
+        ok = _check_prune(sync, entries, sha, target, out, plan, label)
+    except KubeconfigError as exc:
+        out.write(f"kapi: {label}: target: {exc}\n")
         return False
-    ok = _check_prune(sync, entries, sha, user, out, plan, label)
+    except errors.StatusError as exc:
+        out.write(f"kapi: {label}: target: {exc.status.get('message', exc)}\n")
+        return False
     for line in plan.lines():
         out.write(f"kapi: {label}: {line}\n")
     return ok
 
 
-def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: TextIO, plan: Plan,
+def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, target, out: TextIO, plan: Plan,
                  label: str) -> bool:
     """False when the Sync's identity may not delete what this revision prunes
     (each 403 on a ``remote:`` line). A destructive prune is no refusal: the
@@ -151,7 +161,7 @@ def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, user, out: T
     new_inventory = engine.inventory_entries(entries)
     doomed = engine.doomed(old, {e["id"] for e in new_inventory})
     plan.prunes.extend(target.subject for target in doomed)
-    denied = engine.authorize_prune(doomed, user)
+    denied = target.authorize([], doomed)
     for problem in denied:
         out.write(f"kapi: {label}: prune: {problem}\n")
     held = pruneguard.hold_message(doomed, len(old), len(new_inventory))

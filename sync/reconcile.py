@@ -78,6 +78,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
 def _run(a: Attempt) -> Applied | Waiting | RevisionOnly | UpToDate:
     stages.preflight(a)
     stages.source(a)
+    stages.connect(a)
     stages.pin(a)
     stages.inputs(a)
     early = stages.shortcut(a)

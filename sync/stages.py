@@ -16,22 +16,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from kapi import errors
-from kapi.auth import access
-from kapi.registry.catalog import catalog
-from kapi.registry.store import Registry
 from sync import apply as engine
-from sync import controllers, gitstore, health, history, postbuild, pruneguard, sops
+from sync import controllers, gitstore, history, postbuild, pruneguard, sops
 from sync.attempt import Applied, Attempt, Failed, RevisionOnly, UpToDate, Waiting
 from sync.conclude import listing
 from sync.kinds import repository_type, sync_type
 from sync.render import IGNORE_FILE, RenderError, render
 from sync.source import AWAITING_PUSH, repository_dir
 from sync.status import event
+from sync.target import KubeconfigError, target_for
 
 __all__ = [
+    "TARGET_FAILED",
     "Plan",
     "apply_objects",
     "check_health",
+    "connect",
     "inputs",
     "load_objects",
     "pin",
@@ -41,9 +41,11 @@ __all__ = [
     "render_objects",
     "shortcut",
     "source",
-    "unhealthy",
     "validate",
 ]
+
+#: Ready=False reason of a target that cannot be used (kubeconfig refused, unreachable).
+TARGET_FAILED = "TargetFailed"
 
 
 # -- what only a spec change can fix (Stalled) -------------------------------------
@@ -53,6 +55,28 @@ def preflight(a: Attempt) -> None:
         raise Failed("BuildFailed", f"spec.path {a.path!r} is outside the repository", stalled=True)
     if any(dep.get("name") == a.name for dep in a.spec.get("dependsOn") or []):
         raise Failed("DependencyNotReady", f"Sync {a.namespace}/{a.name} depends on itself", stalled=True)
+
+
+# -- the target ---------------------------------------------------------------------
+
+def connect(a: Attempt) -> None:
+    """``a.target``: kapi's own store, or the API server of ``spec.kubeConfig``
+    (``sync.target``), whose URL and version go to ``status.target``. Edits on
+    a remote target are not in kapi's change log: each pass there re-applies
+    what drifted (only that: ``sync.apply``'s unchanged check)."""
+    try:
+        a.target = target_for(a.namespace, a.spec, a.user, a.registry, a.writer)
+        version = a.target.version
+    except KubeconfigError as exc:
+        raise Failed(TARGET_FAILED, str(exc)) from None
+    except errors.StatusError as exc:
+        raise Failed(TARGET_FAILED, exc.status.get("message", str(exc))) from None
+    if a.target.server:
+        record = {"server": a.target.server, "version": version}
+        if a.status.get("target") != record:
+            a.edits.append(lambda st: st.__setitem__("target", dict(record)))
+    elif "target" in a.status:
+        a.edits.append(lambda st: st.pop("target", None))
 
 
 # -- source and dependencies ---------------------------------------------------------
@@ -160,6 +184,7 @@ def shortcut(a: Attempt) -> Applied | Waiting | RevisionOnly | UpToDate | None:
         and a.status.get("lastAppliedDigest") == a.digest
         and not a.drift
         and not a.new_request
+        and not a.target.server  # a remote target: each pass corrects its drift
     )
     if settled and a.status.get("lastAppliedRevision") == a.revision:
         return UpToDate()
@@ -214,12 +239,15 @@ class Plan:
 def plan(a: Attempt, objects: list[dict]) -> Plan:
     """Entries to apply and objects to prune; nothing goes ahead unless the
     Sync's identity may apply and prune all of it."""
-    entries, problems = engine.plan(objects, a.namespace, a.name, a.spec.get("targetNamespace") or "",
-                                    a.spec.get("driftIgnoreRules"))
+    entries, problems = a.target.plan(objects, a.namespace, a.name, a.spec.get("targetNamespace") or "",
+                                      a.spec.get("driftIgnoreRules"))
     old_inventory = a.inventory
     new_inventory = engine.inventory_entries(entries)
     doomed = engine.doomed(old_inventory, {e["id"] for e in new_inventory}) if a.spec.get("prune", True) else []
-    denied = engine.authorize(entries, a.user, a.registry) + engine.authorize_prune(doomed, a.user)
+    try:
+        denied = a.target.authorize(entries, doomed)
+    except errors.StatusError as exc:
+        raise Failed(TARGET_FAILED, exc.status.get("message", str(exc)), a.revision) from None
     if denied:
         raise Failed("ReconciliationFailed", _problems(denied), a.revision)
     return Plan(entries, problems, old_inventory, new_inventory, doomed)
@@ -234,8 +262,8 @@ def validate(a: Attempt, p: Plan) -> None:
         # (drift and requestedAt runs re-apply it; apply itself still validates).
         a.progress(f"validating {len(p.entries)} objects")
         try:
-            problems += engine.validate(p.entries, a.namespace, a.name, a.writer, deadline=a.deadline,
-                                        force_recreate=bool(a.spec.get("force")))
+            problems += a.target.validate(p.entries, a.namespace, a.name, deadline=a.deadline,
+                                          force_recreate=bool(a.spec.get("force")))
         except engine.TimeoutExceeded as exc:
             raise _timed_out(a, exc) from None
     if problems:
@@ -252,9 +280,8 @@ def validate(a: Attempt, p: Plan) -> None:
 def apply_objects(a: Attempt, p: Plan) -> engine.Outcome:
     a.progress(f"applying {len(p.entries)} objects")
     try:
-        return engine.apply(p.entries, force_recreate=bool(a.spec.get("force")), registry=a.writer,
-                            progress=a.progress, deadline=a.deadline,
-                            reapply=a.status.get("lastAppliedDigest") == a.digest)
+        return a.target.apply(p.entries, force_recreate=bool(a.spec.get("force")), progress=a.progress,
+                              deadline=a.deadline, reapply=a.status.get("lastAppliedDigest") == a.digest)
     except engine.TimeoutExceeded as exc:
         raise _timed_out(a, exc) from None
     except errors.StatusError as exc:
@@ -265,8 +292,8 @@ def prune(a: Attempt, p: Plan, outcome: engine.Outcome) -> None:
     """Delete what the previous inventory had and this one lacks (``spec.prune``)."""
     if p.doomed:
         try:
-            engine.prune(p.old_inventory, {e["id"] for e in p.new_inventory}, a.namespace, a.name, outcome,
-                         a.writer, user=a.user, deadline=a.deadline)
+            a.target.prune(p.old_inventory, {e["id"] for e in p.new_inventory}, a.namespace, a.name, outcome,
+                           deadline=a.deadline)
         except engine.TimeoutExceeded as exc:
             raise _timed_out(a, exc, "PruneFailed") from None
         except errors.StatusError as exc:
@@ -281,7 +308,10 @@ def check_health(a: Attempt, deadline: float, inventory: list[dict],
     """``spec.wait``: Applied once every object is healthy; Waiting while some
     are in progress (not a loop: the queue runs the check again); Failed when
     one failed or the deadline passed."""
-    failed, waiting = unhealthy(inventory, a.registry, a.user)
+    try:
+        failed, waiting = a.target.unhealthy(inventory)
+    except errors.StatusError as exc:
+        raise Failed(TARGET_FAILED, exc.status.get("message", str(exc)), a.revision) from None
     if not failed and not waiting:
         return Applied(inventory, outcome)
     applied = Applied(inventory, outcome)
@@ -293,39 +323,6 @@ def check_health(a: Attempt, deadline: float, inventory: list[dict],
                      f"health check failed after {a.timeout_text}: timeout waiting for: {listing(waiting)}",
                      a.revision, applied=applied)
     return Waiting(deadline, inventory, outcome, waiting)
-
-
-def unhealthy(inventory: list[dict], registry: Registry, user) -> tuple[list[str], list[str]]:
-    """(failed, in progress): the inventory objects that are not healthy by kstatus
-    rules, each as ``Kind/namespace/name status: 'InProgress': message``. The
-    Sync's identity ``user`` must be allowed to get each (kube's 403 text
-    otherwise, a failure: the check cannot see the object)."""
-    served = catalog(fresh=True)
-    entries: list[engine.Entry] = []
-    failed: list[str] = []
-    waiting: list[str] = []
-    for item in inventory:
-        try:
-            namespace, name, group, kind, version = engine.parse_id(item)
-        except ValueError:
-            continue
-        rt = served.for_kind(group, version, kind)
-        if rt is not None:
-            try:
-                access.check(user, "get", rt, namespace, name)
-            except errors.StatusError as exc:
-                failed.append(exc.status.get("message", "forbidden"))
-                continue
-        entries.append(engine.Entry({}, group, version, kind, namespace, name, rt))
-    live = engine.live_objects(entries, registry)
-    for entry in entries:
-        verdict = health.compute(live.get(entry.id))
-        if verdict.healthy:
-            continue
-        where = f"{entry.kind}/{entry.namespace + '/' if entry.namespace else ''}{entry.name}"
-        line = f"{where} status: '{verdict.status}': {verdict.message}"
-        (failed if verdict.status == health.FAILED else waiting).append(line)
-    return failed, waiting
 
 
 # -- helpers -----------------------------------------------------------------------

@@ -126,6 +126,8 @@ def kapi_server() -> Iterator[KapiServer]:
     yield from serving({
         **os.environ,
         "KAPI_ALERT_ALLOWED_NETWORKS": "127.0.0.0/8",
+        # ...and Syncs may apply to the tests' second servers there (tests/sync/test_remote_target.py).
+        "KAPI_SYNC_REMOTE_ALLOWED_NETWORKS": "127.0.0.0/8",
         "KAPI_CONTROLLER_LEASE_SECONDS": "8",
     })
 

@@ -1,0 +1,211 @@
+"""A Sync with ``spec.kubeConfig`` applies to another API server: here a
+second kapi server, reached with a kubeconfig whose user (a ServiceAccount
+token of the target) has rights in one namespace only.
+
+The main server (``kapi_server``) allows loopback targets
+(``KAPI_SYNC_REMOTE_ALLOWED_NETWORKS=127.0.0.0/8``), as the Alert tests allow
+their receivers."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import yaml
+from kapi_testserver import KapiServer, free_port, serving
+from sync_gitops import Work, create, hosted_sync, pods_ready, unique, wait_for
+
+API = "sync.kapi.dev/v1"
+
+
+@dataclass
+class Target:
+    server: KapiServer
+    namespace: str
+    token: str
+
+    def kubeconfig(self, server: str | None = None, **user) -> str:
+        ca = base64.b64encode(self.server.ca_path.read_bytes()).decode()
+        return yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "t",
+            "clusters": [{"name": "t", "cluster": {"server": server or self.server.url,
+                                                   "certificate-authority-data": ca}}],
+            "users": [{"name": "u", "user": user or {"token": self.token}}],
+            "contexts": [{"name": "t", "context": {"cluster": "t", "user": "u"}}],
+        })
+
+    def get(self, *args: str, check: bool = True):
+        out = self.server.kubectl("get", *args, "-n", self.namespace, "-o", "json", "--show-managed-fields",
+                                  check=check)
+        return json.loads(out.stdout) if out.returncode == 0 else None
+
+
+@pytest.fixture(scope="module")
+def target() -> Iterator[Target]:
+    """The remote cluster: its namespace ``deploy-*`` where the ServiceAccount
+    ``deployer`` may do anything, and nothing elsewhere."""
+    for server in serving():
+        ns = unique("deploy")
+        create(server,
+               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+               {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "deployer", "namespace": ns}},
+               {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "all", "namespace": ns},
+                "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]},
+               {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"name": "deployer", "namespace": ns},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "all"},
+                "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": ns}]})
+        token = server.kubectl("create", "token", "deployer", "-n", ns, "--duration=2h").stdout.strip()
+        yield Target(server, ns, token)
+
+
+def _secret(ns: str, name: str, kubeconfig: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": ns},
+            "data": {"value": base64.b64encode(kubeconfig.encode()).decode()}}
+
+
+def _remote_sync(server: KapiServer, target: Target, tmp_path, prefix: str, **spec) -> tuple[str, Work]:
+    ns, work = hosted_sync(server, tmp_path, prefix, kubeConfig={"secretRef": {"name": "target"}},
+                           targetNamespace=target.namespace, **spec)
+    create(server, _secret(ns, "target", target.kubeconfig()))
+    return ns, work
+
+
+def _sync(server: KapiServer, ns: str, name: str = "app") -> dict:
+    return json.loads(server.kubectl("get", "sync", name, "-n", ns, "-o", "json").stdout)
+
+
+def _ready(server: KapiServer, ns: str, name: str = "app") -> dict:
+    return next((c for c in (_sync(server, ns, name).get("status") or {}).get("conditions") or []
+                 if c["type"] == "Ready"), {})
+
+
+def _cm(name: str, **data: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+def _applied(server: KapiServer, ns: str, work: Work) -> dict:
+    head = work.git("rev-parse", "HEAD").stdout.strip()
+
+    def done():
+        sync = _sync(server, ns)
+        ok = (sync.get("status") or {}).get("lastAppliedRevision", "").endswith(head)
+        return sync if ok and _ready(server, ns).get("status") == "True" else None
+
+    return wait_for(done, what=f"Sync {ns}/app Ready at {head[:12]}")
+
+
+def test_apply_prune_and_drift_on_the_target(kapi_server, target, tmp_path):
+    """The objects land on the target (not in kapi), labelled and applied by
+    ``kapi-sync``; the status and ``kubectl get syncs`` name the target; a
+    removed object is pruned there; an edit there is undone."""
+    ns, work = _remote_sync(kapi_server, target, tmp_path, "remote")
+    a, b = unique("a"), unique("b")
+    work.write("app.yaml", _cm(a, v="1"), _cm(b, v="1"))
+    work.push("two configmaps")
+    sync = _applied(kapi_server, ns, work)
+    live = target.get("configmap", a)
+    assert live["data"] == {"v": "1"}
+    assert live["metadata"]["labels"]["sync.kapi.dev/name"] == "app"
+    assert {e["manager"] for e in live["metadata"]["managedFields"]} == {"kapi-sync"}
+    assert kapi_server.kubectl("get", "configmap", a, "-n", target.namespace, check=False).returncode != 0
+    assert sync["status"]["target"]["server"] == target.server.url
+    assert sync["status"]["target"]["version"].startswith("v1.")
+    table = kapi_server.kubectl("get", "syncs", "-n", ns).stdout
+    assert "TARGET" in table and target.server.url in table
+
+    work.write("app.yaml", _cm(a, v="2"))
+    work.push("drop b")
+    _applied(kapi_server, ns, work)
+    assert target.get("configmap", a)["data"] == {"v": "2"}
+    wait_for(lambda: target.get("configmap", b, check=False) is None, what="b pruned on the target")
+
+    # Drift: another manager's edit on the target is restored.
+    target.server.kubectl("patch", "configmap", a, "-n", target.namespace, "--type=merge",
+                          "-p", json.dumps({"data": {"v": "edited"}}))
+    wait_for(lambda: target.get("configmap", a)["data"] == {"v": "2"}, what="drift on the target restored")
+
+
+def test_a_forbidden_object_fails_the_whole_revision(kapi_server, target, tmp_path):
+    """An object the kubeconfig's user may not write on the target (outside
+    its namespace) fails the revision: nothing of it is applied, the
+    target's 403 names the object. The push (validated on the target) is
+    refused the same way."""
+    ns, work = _remote_sync(kapi_server, target, tmp_path, "forbid")
+    ok, role = unique("ok"), unique("role")
+    cluster_role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                    "metadata": {"name": role}, "rules": []}
+    work.write("app.yaml", _cm(ok, v="1"), cluster_role)
+    pushed = work.push("a cluster role", check=False)
+    assert pushed.returncode != 0
+    assert f"ClusterRole.rbac.authorization.k8s.io {role}" in pushed.stderr
+    assert "forbidden" in pushed.stderr
+
+    kapi_server.kubectl("patch", "gitrepository", "app", "-n", ns, "--type=merge",
+                        "-p", '{"spec": {"validateOnPush": false}}')
+    work.push("again, unvalidated")
+    ready = wait_for(lambda: (r := _ready(kapi_server, ns)).get("reason") == "ValidationFailed" and r,
+                     what="ValidationFailed")
+    assert f"ClusterRole.rbac.authorization.k8s.io {role}" in ready["message"]
+    assert "forbidden" in ready["message"]
+    assert target.get("configmap", ok, check=False) is None
+
+
+def test_targets_that_cannot_be_used(kapi_server, target, tmp_path):
+    """An unreachable server, an address outside the allowed networks, an
+    exec plugin, insecure-skip-tls-verify: TargetFailed, saying why."""
+    ns, work = _remote_sync(kapi_server, target, tmp_path, "unusable")
+    cases = {
+        "down": (target.kubeconfig(server=f"https://127.0.0.1:{free_port()}"), "cannot be reached"),
+        "metadata": (target.kubeconfig(server="http://169.254.169.254"), "may not reach"),
+        "exec": (target.kubeconfig(exec={"apiVersion": "client.authentication.k8s.io/v1", "command": "id"}),
+                 "exec plugins are not allowed"),
+    }
+    for name, (kubeconfig, _) in cases.items():
+        create(kapi_server, _secret(ns, name, kubeconfig),
+               {"apiVersion": API, "kind": "Sync", "metadata": {"name": name, "namespace": ns},
+                "spec": {"sourceRef": {"name": "app"}, "kubeConfig": {"secretRef": {"name": name}}}})
+    work.write("app.yaml", _cm("c", v="1"))
+    kapi_server.kubectl("patch", "gitrepository", "app", "-n", ns, "--type=merge",
+                        "-p", '{"spec": {"validateOnPush": false}}')
+    work.push("one configmap")
+    for name, (_, why) in cases.items():
+        ready = wait_for(lambda n=name: (r := _ready(kapi_server, ns, n)).get("reason") == "TargetFailed" and r,
+                         what=f"Sync {name} TargetFailed")
+        assert why in ready["message"], ready
+        assert target.token not in ready["message"]
+
+
+def test_health_on_the_target_and_push_wait(kapi_server, target, tmp_path):
+    """``spec.wait`` waits for health on the target; ``git push -o wait``
+    returns once the Sync is Ready there, after the plan of the dry run on
+    the target."""
+    ns, work = _remote_sync(kapi_server, target, tmp_path, "rwait", wait=True, timeout="2m")
+    app = unique("web")
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": app}},
+                 "template": {"metadata": {"labels": {"app": app}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}},
+    }
+    work.write("app.yaml", deployment)
+    work.git("add", "-A")
+    work.git("commit", "-q", "-m", "deployment")
+    import threading
+
+    result = {}
+    push = threading.Thread(target=lambda: result.setdefault(
+        "done", work.git("push", "-o", "wait=1m", "origin", "HEAD:main", check=False)))
+    push.start()
+    wait_for(lambda: "Deployment/" in json.dumps(_sync(kapi_server, ns).get("status") or {}),
+             what="the Sync waiting on the Deployment")
+    pods_ready(target.server, target.namespace, app, 1)
+    push.join(90)
+    done = result["done"]
+    assert done.returncode == 0, done.stderr
+    assert f"Deployment.apps {target.namespace}/{app}" in done.stderr  # the plan, from the target
+    assert f"Sync {ns}/app: Ready" in done.stderr
