@@ -128,7 +128,12 @@ class RemoteEngine:
                 if exc.code != 403:
                     raise
                 for entry in members:
-                    live = self.get(rt, namespace, entry.name)
+                    try:
+                        live = self.get(rt, namespace, entry.name)
+                    except errors.StatusError as denied:
+                        if denied.code != 403:
+                            raise
+                        continue  # the dry run names the object with the target's 403
                     if live is not None:
                         out[entry.id] = live
         return out
@@ -170,7 +175,7 @@ class RemoteEngine:
         try:
             live = self.live_objects(entries)
         except errors.StatusError as exc:
-            return [engine.Problem(entries[0].subject, exc.status.get("message", ""))] if entries else []
+            return [engine.Problem(f"target {self.server}", exc.status.get("message", ""))]
         for index, entry in enumerate(entries):
             check_deadline(deadline, "validating", index, len(entries))
             try:
