@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from kapi import errors
 from kapi.registry.store import Registry
-from sync import controllers, stages
+from sync import controllers, remotewatch, stages
 from sync.attempt import (
     Applied,
     Attempt,
@@ -62,6 +62,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
             return None
         raise
     if sync["metadata"].get("deletionTimestamp"):
+        remotewatch.release((namespace, name))
         finalize(sync, registry, progress)
         return None
     if (sync.get("spec") or {}).get("suspend"):
@@ -72,7 +73,23 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
         result = _run(attempt)
     except Failed as failure:
         result = failure
+    _watch(attempt, result)
     return conclude(attempt, result)
+
+
+def _watch(a: Attempt, result) -> None:
+    """Drift on a remote target: watch what the Sync applied there
+    (``sync.remotewatch``); a Sync applying to kapi itself watches nothing."""
+    if a.target is None:
+        return  # the pass ended before it knew its target: the watches stay as they were
+    if not a.target.server:
+        remotewatch.release((a.namespace, a.name))
+        return
+    inventory = getattr(result, "inventory", None)
+    if inventory is None:
+        applied = getattr(result, "applied", None)
+        inventory = applied.inventory if applied is not None else a.inventory
+    remotewatch.ensure(a.target, (a.namespace, a.name), inventory)
 
 
 def _run(a: Attempt) -> Applied | Waiting | RevisionOnly | UpToDate:
