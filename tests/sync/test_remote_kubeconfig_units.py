@@ -64,3 +64,11 @@ def test_refused_kubeconfigs(parse):
         assert (target.server, target.ca_pem, target.token, target.insecure) == \
             ("https://127.0.0.1:6443", b"CA", "secret-token", True)
         assert "secret-token" not in repr(target) and "secret-token" not in target.digest
+
+
+def test_the_admin_summary_names_the_target(parse):
+    from kapi.admin.views.syncs import summary
+
+    remote = summary({"status": {"target": {"server": "https://cluster.example:6443", "version": "v1.28.7"}}})
+    assert (remote["target"], remote["target_version"]) == ("https://cluster.example:6443", "v1.28.7")
+    assert summary({"status": {}})["target"] == ""

@@ -74,6 +74,10 @@ def summary(obj: dict) -> dict:
         }
         or (status.get("counts") if isinstance(status.get("counts"), dict) else {}),
         "suspended": bool((obj.get("spec") or {}).get("suspend")),
+        # A Sync applying to another API server (spec.kubeConfig): where, and its version.
+        "target": (status.get("target") or {}).get("server", "") if isinstance(status.get("target"), dict) else "",
+        "target_version": (status.get("target") or {}).get("version", "")
+        if isinstance(status.get("target"), dict) else "",
     }
 
 
