@@ -123,28 +123,12 @@ def main() -> None:
             work.write("cm.yaml", cm("one", "0"))
             work.push("first")
             client.wait(applied(client, "small", work))
-            times = []
-            for i in range(1, args.repeat + 1):
-                work.write("cm.yaml", cm("one", str(i)))
-                work.git("add", "-A")
-                work.git("commit", "-q", "-m", f"change {i}")
-                start = time.monotonic()
-                work.git("push", "-q", "origin", "HEAD:main")
-                client.wait(applied(client, "small", work))
-                times.append(time.monotonic() - start)
+            times = _bench_sync.push_times(client, "small", work, args.repeat, applied)
             print(f"push-to-Ready on the target (one-object change, plan = dry run on the target): "
                   f"median {statistics.median(times):.2f} s, max {max(times):.2f} s over {len(times)}")
 
             # -- drift on the target restored ------------------------------------------------
-            path = f"/api/v1/namespaces/{TARGET_NS}/configmaps/one"
-            value = remote.request("GET", path)["data"]["v"]
-            drift = []
-            for _ in range(args.repeat):
-                start = time.monotonic()
-                remote.request("PATCH", path, {"data": {"v": "drifted"}}, "application/merge-patch+json")
-                remote.wait(lambda: remote.request("GET", path)["data"]["v"] == value, timeout=60)
-                drift.append(time.monotonic() - start)
-                time.sleep(0.5)
+            drift = _bench_sync.drift_times(remote, f"/api/v1/namespaces/{TARGET_NS}/configmaps/one", args.repeat)
             print(f"drift on the target restored: median {statistics.median(drift):.2f} s, "
                   f"max {max(drift):.2f} s over {len(drift)}")
 

@@ -80,6 +80,35 @@ def applied(client: Client, ns: str, work: Work):
     return check
 
 
+def push_times(client: Client, ns: str, work: Work, repeat: int, applied) -> list[float]:
+    """Seconds from ``git push`` of a change of ConfigMap ``one`` until
+    ``applied(client, ns, work)`` holds, ``repeat`` times."""
+    times = []
+    for i in range(1, repeat + 1):
+        work.write("cm.yaml", cm("one", str(i)))
+        work.git("add", "-A")
+        work.git("commit", "-q", "-m", f"change {i}")
+        start = time.monotonic()
+        work.git("push", "-q", "origin", "HEAD:main")
+        client.wait(applied(client, ns, work))
+        times.append(time.monotonic() - start)
+    return times
+
+
+def drift_times(client: Client, path: str, repeat: int) -> list[float]:
+    """Seconds from a merge patch of the ConfigMap at ``path`` (another
+    manager) until its value is back, ``repeat`` times."""
+    value = client.request("GET", path)["data"]["v"]
+    drift = []
+    for _ in range(repeat):
+        start = time.monotonic()
+        client.request("PATCH", path, {"data": {"v": "drifted"}}, "application/merge-patch+json")
+        client.wait(lambda: client.request("GET", path)["data"]["v"] == value, timeout=60)
+        drift.append(time.monotonic() - start)
+        time.sleep(0.5)
+    return drift
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--objects", type=int, default=1000)
@@ -95,29 +124,12 @@ def main() -> None:
             work.write("cm.yaml", cm("one", "0"))
             work.push("first")
             client.wait(applied(client, "bench-small", work))
-            times = []
-            for i in range(1, args.repeat + 1):
-                work.write("cm.yaml", cm("one", str(i)))
-                work.git("add", "-A")
-                work.git("commit", "-q", "-m", f"change {i}")
-                start = time.monotonic()
-                work.git("push", "-q", "origin", "HEAD:main")
-                check = applied(client, "bench-small", work)
-                client.wait(check)
-                times.append(time.monotonic() - start)
+            times = push_times(client, "bench-small", work, args.repeat, applied)
             print(f"push-to-Ready (one-object change, validate-on-push on): median {statistics.median(times):.2f} s, "
                   f"max {max(times):.2f} s over {len(times)}")
 
             # -- drift-to-restored --------------------------------------------------------
-            path = "/api/v1/namespaces/bench-small/configmaps/one"
-            value = client.request("GET", path)["data"]["v"]
-            drift = []
-            for _ in range(args.repeat):
-                start = time.monotonic()
-                client.request("PATCH", path, {"data": {"v": "drifted"}}, "application/merge-patch+json")
-                client.wait(lambda: client.request("GET", path)["data"]["v"] == value, timeout=60)
-                drift.append(time.monotonic() - start)
-                time.sleep(0.5)
+            drift = drift_times(client, "/api/v1/namespaces/bench-small/configmaps/one", args.repeat)
             print(f"drift-to-restored: median {statistics.median(drift):.2f} s, max {max(drift):.2f} s "
                   f"over {len(drift)}")
 
