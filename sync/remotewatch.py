@@ -63,11 +63,16 @@ class _Watch:
                 pass
 
     def _request_drift(self, keys) -> None:
-        runs = [(controllers.SYNC, ns, name, "drift", True, None) for ns, name in keys]
-        if runs and controllers.request_all(runs):
-            from kapi.controllers import wakeup
+        from django.db import connection
 
-            wakeup.wake_workers()
+        from kapi.controllers import wakeup
+
+        runs = [(controllers.SYNC, ns, name, "drift", True, None) for ns, name in keys]
+        try:
+            if runs and controllers.request_all(runs):
+                wakeup.wake_workers()
+        finally:
+            connection.close()  # a watch thread holds no database connection between events
 
     def _list_version(self) -> str:
         listed = self.remote.client.request("GET", self.path, query={"labelSelector": LABEL_NAME, "limit": "1"},

@@ -102,7 +102,8 @@ def _applied(server: KapiServer, ns: str, work: Work) -> dict:
 def test_apply_prune_and_drift_on_the_target(kapi_server, target, tmp_path):
     """The objects land on the target (not in kapi), labelled and applied by
     ``kapi-sync``; the status and ``kubectl get syncs`` name the target; a
-    removed object is pruned there; an edit there is undone."""
+    removed object is pruned there; an edit there is undone; deleting the
+    Sync prunes what it applied there."""
     ns, work = _remote_sync(kapi_server, target, tmp_path, "remote")
     a, b = unique("a"), unique("b")
     work.write("app.yaml", _cm(a, v="1"), _cm(b, v="1"))
@@ -128,6 +129,10 @@ def test_apply_prune_and_drift_on_the_target(kapi_server, target, tmp_path):
     target.server.kubectl("patch", "configmap", a, "-n", target.namespace, "--type=merge",
                           "-p", json.dumps({"data": {"v": "edited"}}))
     wait_for(lambda: target.get("configmap", a)["data"] == {"v": "2"}, what="drift on the target restored")
+
+    # Deleting the Sync prunes its inventory on the target.
+    kapi_server.kubectl("delete", "sync", "app", "-n", ns, "--wait=false")
+    wait_for(lambda: target.get("configmap", a, check=False) is None, what="a pruned when the Sync is deleted")
 
 
 def test_a_forbidden_object_fails_the_whole_revision(kapi_server, target, tmp_path):
