@@ -317,26 +317,30 @@ class RemoteEngine:
 
     def unhealthy(self, inventory: list[dict]) -> tuple[list[str], list[str]]:
         """(failed, in progress) of the inventory's objects on the target, as
-        ``sync.stages.unhealthy`` words them; an object the identity may not
-        read is a failure with the target's 403."""
-        failed: list[str] = []
-        waiting: list[str] = []
+        ``sync.stages.check_health`` words them (one list per type and
+        namespace; an object missing there is read alone); an object the
+        identity may not read is a failure with the target's 403."""
+        entries: list[engine.Entry] = []
         for item in inventory:
             try:
                 namespace, name, group, kind, version = engine.parse_id(item)
             except ValueError:
                 continue
-            rt = self.client.resource(group, version, kind)
-            live = None
-            if rt is not None:
+            entries.append(engine.Entry({}, group, version, kind, namespace, name,
+                                        self.client.resource(group, version, kind)))
+        live = self.live_objects(entries)
+        failed: list[str] = []
+        waiting: list[str] = []
+        for entry in entries:
+            obj = live.get(entry.id)
+            if obj is None and entry.rt is not None:
                 try:
-                    live = self.get(rt, namespace, name)
+                    obj = self.get(entry.rt, entry.namespace, entry.name)
                 except errors.StatusError as exc:
                     failed.append(exc.status.get("message", "forbidden"))
                     continue
-            verdict = health.compute(live)
+            verdict = health.compute(obj)
             if not verdict.healthy:
                 (failed if verdict.status == health.FAILED else waiting).append(
-                    health.line(kind, namespace, name, verdict))
+                    health.line(entry.kind, entry.namespace, entry.name, verdict))
         return failed, waiting
-
