@@ -16,7 +16,15 @@ from dataclasses import dataclass
 import pytest
 import yaml
 from kapi_testserver import KapiServer, free_port, serving
-from sync_gitops import Work, create, hosted_sync, pods_ready, unique, wait_for
+from sync_gitops import (
+    Work,
+    create,
+    hosted_sync,
+    pods_ready,
+    sync_namespace,
+    unique,
+    wait_for,
+)
 
 API = "sync.kapi.dev/v1"
 
@@ -214,3 +222,35 @@ def test_health_on_the_target_and_push_wait(kapi_server, target, tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"Deployment.apps {target.namespace}/{app}" in done.stderr  # the plan, from the target
     assert f"Sync {ns}/app: Ready" in done.stderr
+
+
+def test_service_account_name_impersonates_on_the_target(kapi_server, target, tmp_path):
+    """With ``spec.serviceAccountName``, the kubeconfig's user impersonates
+    that ServiceAccount (of the Sync's namespace) on the target: its rights
+    there decide (ConfigMaps only here), and the refusal names it."""
+    ns = unique("imp")
+    account = f"system:serviceaccount:{ns}:app-sa"
+    target.server.kubectl("create", "clusterrole", f"impersonate-{ns}", "--verb=impersonate",
+                          "--resource=serviceaccounts")
+    target.server.kubectl("create", "clusterrolebinding", f"impersonate-{ns}", f"--clusterrole=impersonate-{ns}",
+                          f"--serviceaccount={target.namespace}:deployer")
+    target.server.kubectl("create", "role", f"cm-{ns}", "-n", target.namespace, "--verb=*",
+                          "--resource=configmaps")
+    target.server.kubectl("create", "rolebinding", f"cm-{ns}", "-n", target.namespace, f"--role=cm-{ns}",
+                          f"--serviceaccount={ns}:app-sa")
+    create(kapi_server, *sync_namespace(ns, "app-sa"), _secret(ns, "target", target.kubeconfig()),
+           {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "app", "namespace": ns}, "spec": {}},
+           {"apiVersion": API, "kind": "Sync", "metadata": {"name": "app", "namespace": ns},
+            "spec": {"sourceRef": {"name": "app"}, "serviceAccountName": "app-sa",
+                     "targetNamespace": target.namespace, "kubeConfig": {"secretRef": {"name": "target"}}}})
+    work = Work(kapi_server, ns, "app", tmp_path / ns)
+    cm, secret = unique("cm"), unique("s")
+    work.write("app.yaml", _cm(cm, v="1"),
+               {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": secret}, "stringData": {"k": "v"}})
+    refused = work.push("a secret", check=False)
+    assert refused.returncode != 0
+    assert f"Secret {target.namespace}/{secret}" in refused.stderr and account in refused.stderr, refused.stderr
+    work.write("app.yaml", _cm(cm, v="1"))
+    work.push("the configmap only")
+    _applied(kapi_server, ns, work)
+    assert target.get("configmap", cm)["data"] == {"v": "1"}
