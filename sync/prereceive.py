@@ -152,7 +152,7 @@ def _evaluate(sync: dict, repo: dict, path, sha: str, git_env: dict[str, str] | 
 def _check_prune(sync: dict, entries: list[engine.Entry], sha: str, target, out: TextIO, plan: Plan,
                  label: str) -> bool:
     """False when the Sync's identity may not delete what this revision prunes
-    (each 403 on a ``remote:`` line). A destructive prune is no refusal: the
+    on its ``target`` (each 403 on a ``remote:`` line). A destructive prune is no refusal: the
     lines say the Sync will hold it (``sync.pruneguard``) until allowed."""
     smeta, sspec = sync["metadata"], sync.get("spec") or {}
     if not sspec.get("prune", True):

@@ -10,7 +10,9 @@ alone writes the status:
    a spec only a spec change can fix (path outside the repository)? Stalled
    (``preflight``);
 3. source artifact and ``dependsOn`` ready? else a condition and a retry
-   (``source``); a rollback pin moves the pass to the pinned commit (``pin``);
+   (``source``); where it applies: kapi's store, or the API server of
+   ``spec.kubeConfig`` (``connect``, ``sync.target``); a rollback pin moves
+   the pass to the pinned commit (``pin``);
 4. the digest of the input (``inputs``); a ``spec.wait`` health check pending
    for this same input? only check the objects again; nothing new (same
    revision, same tree under ``spec.path``, same generation, no drift, no new
@@ -22,7 +24,8 @@ alone writes the status:
    and the new set lacks, all within ``spec.timeout``;
 6. ``spec.wait``? wait for health without holding the worker (``check_health``);
 7. status: inventory, counts, conditions, revisions, history; an Event when
-   something changed (``conclude``).
+   something changed (``conclude``); on a remote target, watches of what the
+   Sync applied there (``sync.remotewatch``).
 """
 
 from __future__ import annotations
