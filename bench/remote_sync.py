@@ -28,15 +28,19 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from idle import cpu_seconds, every_process  # noqa: E402
 from kapi_testserver import start_server, stop_server  # noqa: E402
-from sync_gitops import Work, create, sync_namespace  # noqa: E402
+from sync_gitops import (  # noqa: E402
+    Work,
+    create,
+    namespace_deployer,
+    sync_namespace,
+    target_kubeconfig,
+)
 
 # bench/sync.py's client (by path: the project's own ``sync`` package has that name).
 _spec = importlib.util.spec_from_file_location("bench_sync", ROOT / "bench" / "sync.py")
@@ -49,25 +53,8 @@ TARGET_NS = "apps"
 
 
 def target_setup(target) -> str:
-    """The target's namespace, a ServiceAccount with rights there only, and its token."""
-    create(target,
-           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": TARGET_NS}},
-           {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "deployer", "namespace": TARGET_NS}},
-           {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-            "metadata": {"name": "all", "namespace": TARGET_NS},
-            "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]},
-           {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-            "metadata": {"name": "deployer", "namespace": TARGET_NS},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "all"},
-            "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": TARGET_NS}]})
-    token = target.kubectl("create", "token", "deployer", "-n", TARGET_NS, "--duration=6h").stdout.strip()
-    return yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "t",
-        "clusters": [{"name": "t", "cluster": {
-            "server": target.url, "certificate-authority-data": base64.b64encode(target.ca_path.read_bytes()).decode()}}],
-        "users": [{"name": "u", "user": {"token": token}}],
-        "contexts": [{"name": "t", "context": {"cluster": "t", "user": "u"}}],
-    })
+    """A kubeconfig for the target's namespace-only ServiceAccount."""
+    return target_kubeconfig(target, {"token": namespace_deployer(target, TARGET_NS)})
 
 
 def hub_setup(hub, tmp: Path, ns: str, kubeconfig: str, syncs: dict[str, str], **repo_spec) -> Work:

@@ -3,6 +3,7 @@ repository, manifests, and waiting on objects through kubectl."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["Work", "create", "pods_ready", "silent_server", "sync_namespace", "unique", "wait_for"]
+__all__ = ["Work", "create", "namespace_deployer", "pods_ready", "silent_server", "sync_namespace",
+           "target_kubeconfig", "unique", "wait_for"]
 
 
 def unique(prefix: str) -> str:
@@ -32,6 +34,33 @@ def sync_namespace(ns: str, account: str = "default") -> list[dict]:
          "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
          "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": ns}]},
     ]
+
+
+def namespace_deployer(server, ns: str) -> str:
+    """On ``server`` (a Sync's target cluster): namespace ``ns`` where the
+    ServiceAccount ``deployer`` may do anything, and nothing elsewhere; its token."""
+    create(server,
+           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+           {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "deployer", "namespace": ns}},
+           {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "all", "namespace": ns},
+            "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]},
+           {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "deployer", "namespace": ns},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "all"},
+            "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": ns}]})
+    return server.kubectl("create", "token", "deployer", "-n", ns, "--duration=6h").stdout.strip()
+
+
+def target_kubeconfig(server, user: dict, url: str | None = None) -> str:
+    """A kubeconfig for ``server`` (or ``url``) with its CA and ``user``."""
+    ca = base64.b64encode(server.ca_path.read_bytes()).decode()
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "t",
+        "clusters": [{"name": "t", "cluster": {"server": url or server.url, "certificate-authority-data": ca}}],
+        "users": [{"name": "u", "user": user}],
+        "contexts": [{"name": "t", "context": {"cluster": "t", "user": "u"}}],
+    })
 
 
 def create(server, *docs: dict) -> None:

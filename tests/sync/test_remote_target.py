@@ -14,14 +14,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-import yaml
 from kapi_testserver import KapiServer, free_port, serving
 from sync_gitops import (
     Work,
     create,
     hosted_sync,
+    namespace_deployer,
     pods_ready,
     sync_namespace,
+    target_kubeconfig,
     unique,
     wait_for,
 )
@@ -36,14 +37,7 @@ class Target:
     token: str
 
     def kubeconfig(self, server: str | None = None, **user) -> str:
-        ca = base64.b64encode(self.server.ca_path.read_bytes()).decode()
-        return yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": "t",
-            "clusters": [{"name": "t", "cluster": {"server": server or self.server.url,
-                                                   "certificate-authority-data": ca}}],
-            "users": [{"name": "u", "user": user or {"token": self.token}}],
-            "contexts": [{"name": "t", "context": {"cluster": "t", "user": "u"}}],
-        })
+        return target_kubeconfig(self.server, user or {"token": self.token}, server)
 
     def get(self, *args: str, check: bool = True):
         out = self.server.kubectl("get", *args, "-n", self.namespace, "-o", "json", "--show-managed-fields",
@@ -57,17 +51,7 @@ def target() -> Iterator[Target]:
     ``deployer`` may do anything, and nothing elsewhere."""
     for server in serving():
         ns = unique("deploy")
-        create(server,
-               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
-               {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "deployer", "namespace": ns}},
-               {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                "metadata": {"name": "all", "namespace": ns},
-                "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]},
-               {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                "metadata": {"name": "deployer", "namespace": ns},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "all"},
-                "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": ns}]})
-        token = server.kubectl("create", "token", "deployer", "-n", ns, "--duration=2h").stdout.strip()
+        token = namespace_deployer(server, ns)
         yield Target(server, ns, token)
 
 
