@@ -1,5 +1,6 @@
 """Objects that exist from the start: the system namespaces and the bootstrap
-RBAC policy (``kapi.auth.bootstrappolicy``).
+RBAC policy (``kapi.auth.bootstrappolicy``); the control plane's own objects
+(``kapi.controlplane``) are asked for here and made by the workers.
 
 Created through the registry (the one write path) after every ``migrate``;
 idempotent, so every start and every process may run it.
@@ -35,3 +36,12 @@ def _on_post_migrate(sender, **kwargs) -> None:
         from kapi.lifecycle.aggregation import sync_all
 
         sync_all()
+        # The default/kubernetes Service names this start's address; the
+        # workers' first sweep finds the keys due. Not on a migration back to
+        # before the work table (kapi.controllers) existed.
+        from django.db import connection
+
+        from kapi.controlplane.watch import request_all
+
+        if "kapi_work_item" in connection.introspection.table_names():
+            request_all(bump=True)

@@ -145,7 +145,13 @@ CELERY_BEAT_SCHEDULE.update(CONTROLLERS_BEAT_SCHEDULE)
 CELERY_IMPORTS = ["kapi.controllers.tasks"]
 # The controllers on the runtime (kapi.controllers): modules with CONTROLLERS
 # (what reconciling a key does) and WATCHES (which changes map to which keys).
-KAPI_CONTROLLERS = ["kapi.lifecycle.controllers", "kapi.lifecycle.crds"]
+KAPI_CONTROLLERS = [
+    "kapi.lifecycle.controllers",
+    "kapi.lifecycle.crds",
+    "kapi.controlplane.controllers",
+    "kapi.workloads.controllers",
+    "kapi.quota.controllers",
+]
 
 # Safety-net poll of a Sync's health checks (writes of waited-on objects wake them).
 SYNC_HEALTH_POLL_SECONDS = float(os.environ.get("KAPI_SYNC_HEALTH_POLL_SECONDS", "10"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["Work", "create", "silent_server", "sync_namespace", "unique", "wait_for"]
+__all__ = ["Work", "create", "pods_ready", "silent_server", "sync_namespace", "unique", "wait_for"]
 
 
 def unique(prefix: str) -> str:
@@ -47,6 +47,22 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.2, what: str 
             return last
         time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+def pods_ready(server, ns: str, app: str, count: int) -> None:
+    """Play the kubelet: once the workload controllers have made ``count``
+    Pods labelled ``app``, mark them Running and Ready (their ReplicaSet's
+    and Deployment's status follow, written by kapi's controllers)."""
+
+    def pods():
+        out = json.loads(server.kubectl("get", "pods", "-n", ns, "-l", f"app={app}", "-o", "json").stdout)
+        live = [p for p in out["items"] if "deletionTimestamp" not in p["metadata"]]
+        return live if len(live) == count else None
+
+    status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+    for pod in wait_for(pods, what=f"{count} pods of {app}"):
+        server.kubectl("patch", "pod", pod["metadata"]["name"], "-n", ns, "--subresource=status",
+                       "--type=merge", "-p", json.dumps({"status": status}))
 
 
 def silent_server() -> tuple[socket.socket, int]:

@@ -14,6 +14,7 @@ import hashlib
 
 import orjson
 
+from kapi.api.crdopenapi import OBJECT_META, crd_schema
 from kapi.registry.catalog import Catalog
 from kapi.registry.definitions import (
     KUBERNETES_SCHEMA_VERSION,
@@ -99,33 +100,10 @@ def _op(rt: ResourceType, action: str, params: tuple[str, ...], ref: str) -> dic
     }
 
 
-_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-
-
-def _custom_schema(rt: ResourceType, prefix: str) -> dict:
-    """A CRD version's schema as kube publishes it: apiVersion, kind and a
-    metadata reference to ObjectMeta added to the user's ``openAPIV3Schema``."""
-    schema = dict(rt.extra["openapi_schema"])
-    props = dict(schema.get("properties") or {})
-    props["apiVersion"] = {
-        "type": "string",
-        "description": "APIVersion defines the versioned schema of this representation of an object.",
-    }
-    props["kind"] = {
-        "type": "string",
-        "description": "Kind is a string value representing the REST resource this object represents.",
-    }
-    meta = {
-        "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-    }
-    props["metadata"] = (
-        {**meta, "allOf": [{"$ref": prefix + _OBJECT_META}]}
-        if prefix.startswith("#/components")
-        else {**meta, "$ref": prefix + _OBJECT_META}
-    )
-    schema["properties"] = props
-    schema.setdefault("type", "object")
-    return schema
+def _custom_schema(rt: ResourceType, prefix: str, v3: bool) -> dict:
+    """A CRD version's schema as kube publishes it (``kapi.api.crdopenapi``)."""
+    schema = rt.extra.get("crd_schema", rt.extra["openapi_schema"])
+    return crd_schema(schema, prefix, v2=not v3)
 
 
 def _schemas(types: list[ResourceType], prefix: str, v3: bool) -> dict:
@@ -133,7 +111,7 @@ def _schemas(types: list[ResourceType], prefix: str, v3: bool) -> dict:
     roots = [rt.extra["schema_name"] for rt in types if rt.extra.get("schema_name")]
     roots.append("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")
     if any("openapi_schema" in rt.extra for rt in types):
-        roots.append(_OBJECT_META)
+        roots.append(OBJECT_META)
     out = {
         name: to_openapi(definition(name), prefix, v3)
         for name in referenced_names(roots)
@@ -141,7 +119,7 @@ def _schemas(types: list[ResourceType], prefix: str, v3: bool) -> dict:
     for rt in types:
         if "openapi_schema" in rt.extra:
             out[schema_name(rt)] = {
-                **_custom_schema(rt, prefix),
+                **_custom_schema(rt, prefix, v3),
                 "x-kubernetes-group-version-kind": _gvk(rt),
             }
         elif schema_name(rt) not in out:

@@ -12,7 +12,7 @@ from rest_framework.parsers import BaseParser
 from kapi import errors
 from kapi.api.limits import check_depth, check_yaml
 from kapi.handlers.patch import PatchBody
-from kapi.patch import BadPatch, decode_json, decode_yaml
+from kapi.patch import BadPatch, decode_json, decode_yaml, yaml_duplicate_keys
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -35,12 +35,15 @@ class Document(dict):
     (for ``fieldValidation``)."""
 
     duplicate_fields: tuple[str, ...] | list[str] = ()
+    #: The YAML decoder's errors for them (``line 5: key "a" already set in map``).
+    yaml_duplicates: tuple[str, ...] | list[str] = ()
 
 
-def _document(doc, duplicates: list[str]):
+def _document(doc, duplicates: list[str], yaml_duplicates: list[str] = ()):
     if duplicates and isinstance(doc, dict):
         doc = Document(doc)
         doc.duplicate_fields = duplicates
+        doc.yaml_duplicates = list(yaml_duplicates)
     return doc
 
 
@@ -76,7 +79,7 @@ class YAMLParser(BaseParser):
         except BadPatch as exc:
             raise ParseError(str(exc)) from None
         check_depth(doc)
-        return _document(doc, duplicates)
+        return _document(doc, duplicates, yaml_duplicate_keys(raw) if duplicates else ())
 
 
 class _PatchParser(BaseParser):

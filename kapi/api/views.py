@@ -309,10 +309,8 @@ class ResourceView(KubernetesView):
         if verb not in allowed and not (verb in ("list", "watch") and "list" in allowed):
             # kube registers routes only for the verbs a resource serves.
             raise errors.method_not_allowed()
-        output = request.kapi_output
-        if output.encoding == "protobuf" and output.transform is None:
-            # Before any write, as kube negotiates before it acts.
-            protobuf_negotiation.narrow(self, request, rt, info.subresource)
+        # Before any write, as kube negotiates before it acts.
+        protobuf_negotiation.narrow(self, request, rt, info.subresource)
 
         scope = RequestScope(
             resource=rt,

@@ -475,13 +475,7 @@ def _format_s(value: Any) -> str:
 _NAMED_FORMATS: dict[str, Callable[[str], list[str]]] = {
     "dns1123Label": names.is_dns1123_label,
     "dns1123Subdomain": names.is_dns1123_subdomain,
-    "dns1035Label": lambda v: (
-        []
-        if re.fullmatch(r"[a-z]([-a-z0-9]*[a-z0-9])?", v) and len(v) <= 63
-        else [
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-        ]
-    ),
+    "dns1035Label": names.is_dns1035_label,
     "qualifiedName": names.is_qualified_name,
     "labelValue": names.is_valid_label_value,
     "dns1123LabelPrefix": lambda v: names.name_is_dns_label(v, prefix=True),

@@ -21,7 +21,9 @@ waking workers:
 Controllers, listed in ``settings.KAPI_CONTROLLERS``:
 ``kapi.lifecycle.controllers`` (garbage collection, namespaces, ClusterRole
 aggregation) and ``kapi.lifecycle.crds`` (the CRD cleanup finalizer) on the
-``lifecycle`` feed; ``sync.controllers`` (Syncs and GitRepositories, long
+``lifecycle`` feed; ``kapi.workloads.controllers`` (ReplicaSets,
+ReplicationControllers, Deployments, Jobs, CronJobs, EndpointSlices and
+Endpoints) on the ``workloads`` feed; ``sync.controllers`` (Syncs and GitRepositories, long
 running: claimed one at a time, their lease extended while they run) with
 ``sync.changes`` on the ``sync`` feed.
 """

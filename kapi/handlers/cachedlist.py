@@ -82,8 +82,12 @@ def list_from_cache(scope: RequestScope, registry: Registry, request: ListReques
 
 
 def _key(scope: RequestScope) -> listcache.Key:
+    """One store per served form: a custom resource's changes when its CRD
+    changes the defaults applied on read."""
     rt = scope.resource
-    return (rt.stored_group, rt.stored_resource, rt.api_version)
+    conversion = rt.strategy.conversion_key(rt.version)
+    served = f"{rt.api_version}#{conversion}" if conversion else rt.api_version
+    return (rt.stored_group, rt.stored_resource, served)
 
 
 def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> Snapshot | None:

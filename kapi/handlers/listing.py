@@ -81,7 +81,9 @@ def _selectors(rt: ResourceType, scope: RequestScope, options: ListOptions):
         raise errors.bad_request(f"unable to parse requirement: {exc}" if "unable to parse" not in str(exc) else str(exc)) from None
     supported = {f: rt.strategy.storage_field(f) for f in rt.selectable_fields}
     try:
-        field_selector = parse_field_selector(field_text, supported)
+        field_selector = parse_field_selector(
+            field_text, supported, dict(rt.field_defaults)
+        )
     except SelectorError as exc:
         raise errors.bad_request(str(exc)) from None
     options.label_selector = None if label_selector.empty else label_selector

@@ -7,7 +7,14 @@ from typing import Any
 from kapi import errors
 from kapi.handlers.options import patch_options
 from kapi.handlers.scope import RequestScope, Result
-from kapi.patch import APPLY_PATCH, PATCH_TYPES, BadPatch, decode_json, decode_yaml
+from kapi.patch import (
+    APPLY_PATCH,
+    PATCH_TYPES,
+    BadPatch,
+    decode_json,
+    decode_yaml,
+    yaml_duplicate_keys,
+)
 from kapi.registry.patch import unsupported_patch_type
 from kapi.registry.store import Registry
 
@@ -36,6 +43,9 @@ def patch(scope: RequestScope, registry: Registry, body: Any) -> Result:
     except BadPatch as exc:
         raise errors.bad_request(str(exc)) from None
     options.duplicate_fields = duplicates
+    if apply and duplicates:
+        # kube decodes every apply body as YAML, JSON ones too.
+        options.yaml_duplicates = yaml_duplicate_keys(body.raw)
     obj, created = registry.patch(
         rt, scope.namespace or "", scope.name, body.patch_type, document, options
     )

@@ -16,12 +16,18 @@ def duplicate_fields(body) -> list[str]:
     return list(getattr(body, "duplicate_fields", ()) or ())
 
 
+def _note_duplicates(options, body) -> None:
+    """Put the body's duplicate keys, both ways of saying them, on ``options``."""
+    options.duplicate_fields = duplicate_fields(body)
+    options.yaml_duplicates = list(getattr(body, "yaml_duplicates", ()) or ())
+
+
 def create(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     options = create_options(scope)
     if scope.name:
         raise errors.method_not_supported(rt.group, rt.plural, "create")
-    options.duplicate_fields = duplicate_fields(body)
+    _note_duplicates(options, body)
     obj = registry.create(rt, scope.namespace or "", body, options)
     return Result(201, obj, warnings=list(options.warnings))
 
@@ -29,7 +35,7 @@ def create(scope: RequestScope, registry: Registry, body) -> Result:
 def update(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     options = update_options(scope)
-    options.duplicate_fields = duplicate_fields(body)
+    _note_duplicates(options, body)
     obj, created = registry.update(rt, scope.namespace or "", scope.name, body, options)
     return Result(201 if created else 200, obj, warnings=list(options.warnings))
 
@@ -52,7 +58,7 @@ def delete(scope: RequestScope, registry: Registry, body) -> Result:
     rt = scope.resource
     options = delete_options(scope, body)
     obj, deleted_now = registry.delete(rt, scope.namespace or "", scope.name, options)
-    if not deleted_now or rt.plural == "namespaces":
+    if not deleted_now or rt.plural == "namespaces" or rt.strategy.return_deleted_object:
         # Still there (finalizers): kube answers with the object as it now stands,
         # 202 only when the client asked for cascading with orphanDependents=false.
         return Result(202 if options.orphan_dependents is False and not deleted_now else 200, obj)

@@ -203,6 +203,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         ("no",),
         status=True,
         strategy=cluster.NodeStrategy(),
+        field_selectors=("spec.unschedulable",),
+        field_defaults=(("spec.unschedulable", "false"),),
     ),
     _kind(
         "",
@@ -244,6 +246,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
             "status.podIP",
             "status.nominatedNodeName",
         ),
+        field_defaults=(("spec.hostNetwork", "false"),),
     ),
     _kind(
         "",

@@ -11,9 +11,12 @@ subresource when the CRD has one, and prints ``additionalPrinterColumns``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from datetime import UTC
 from typing import Any
+
+import orjson
 
 from kapi import errors
 from kapi.errors import Cause
@@ -76,6 +79,14 @@ def json_path_value(obj: Any, path: str) -> Any:
     return node
 
 
+def _has_default(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "default" in schema or any(_has_default(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_default(v) for v in schema)
+    return False
+
+
 class CustomResourceStrategy(Strategy):
     def __init__(self, crd: Object, version: Object) -> None:
         spec = crd.get("spec") or {}
@@ -95,6 +106,21 @@ class CustomResourceStrategy(Strategy):
             "type": "object"
         }
         self.validator = validator_for_schema(self.schema)
+        # Only versions whose schema has a default cost anything on read.
+        self.stored_schemas: dict[str, dict] = {
+            v["name"]: schema
+            for v in spec.get("versions") or ()
+            if v.get("name")
+            and (schema := (v.get("schema") or {}).get("openAPIV3Schema"))
+            and _has_default(schema)
+        }
+        self._defaults_key = (
+            hashlib.sha256(
+                orjson.dumps(self.stored_schemas, option=orjson.OPT_SORT_KEYS)
+            ).hexdigest()[:16]
+            if self.stored_schemas
+            else ""
+        )
         subresources = version.get("subresources") or {}
         self.status_subresource = "status" in subresources
         scale = subresources.get("scale")
@@ -179,8 +205,19 @@ class CustomResourceStrategy(Strategy):
         return obj
 
     def from_storage(self, obj: Object, version: str) -> Object:
+        """Defaults of the version the object was stored in, as kube's storage
+        decoder applies them (a default added later shows on read, is not
+        written back), then the served apiVersion. MUTATES ``obj``."""
+        stored = str(obj.get("apiVersion") or "").rpartition("/")[2]
+        schema = self.stored_schemas.get(stored)
+        if schema is not None:
+            apply_defaults(obj, schema)
         obj["apiVersion"] = f"{self.group}/{version}"
         return obj
+
+    def conversion_key(self, version: str) -> str:
+        """Changes with the defaults ``from_storage`` applies."""
+        return self._defaults_key
 
     def serves_stored_form(self, version: str) -> bool:
         # Stored objects keep the apiVersion of the storage version they were
@@ -215,8 +252,6 @@ class CustomResourceStrategy(Strategy):
 
                     value = human_duration((datetime.now(UTC) - when).total_seconds())
             elif isinstance(value, (dict, list)):
-                import orjson
-
                 value = orjson.dumps(value).decode()
             cells.append(value)
         return cells
@@ -284,6 +319,7 @@ def types_for_crd(crd: Object) -> list[ResourceType]:
                 extra={
                     "crd": strategy.crd_name,
                     "openapi_schema": _published_schema(strategy.schema),
+                    "crd_schema": strategy.schema,
                     "list_kind": names.get("listKind") or f"{names['kind']}List",
                     "deprecation_warning": _deprecation_warning(spec, version, names["kind"]),
                 },

@@ -19,15 +19,41 @@ from kapi.errors import Cause
 from kapi.kinds.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy
 from kapi.registry.structural import compile_rules, structural_causes
+from kapi.validation.field import invalid
+from kapi.validation.names import is_dns1035_label
 
 __all__ = ["CLEANUP_FINALIZER", "CustomResourceDefinitionStrategy"]
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 )
-_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+def _names_causes(names: dict[str, Any], at: str) -> list[Cause]:
+    """kube's ``ValidateCustomResourceDefinitionNames``: DNS-1035 labels, kinds
+    once lower-cased (so ``e2e-test-crd`` is a valid kind)."""
+    causes: list[Cause] = []
+    for key in ("plural", "singular", "kind", "listKind"):
+        value = names.get(key)
+        if not value or not isinstance(value, str):
+            continue
+        errs = is_dns1035_label(value.lower() if "ind" in key else value)
+        if errs and "ind" in key:
+            errs = ["may have mixed case, but should otherwise match: " + ",".join(errs)]
+        if errs:
+            causes.append(invalid(f"{at}.{key}", value, ",".join(errs)))
+    for key in ("shortNames", "categories"):
+        for index, value in enumerate(names.get(key) or ()):
+            errs = is_dns1035_label(str(value))
+            if errs:
+                causes.append(invalid(f"{at}.{key}[{index}]", value, ",".join(errs)))
+    kind = names.get("kind")
+    if kind and kind == names.get("listKind"):
+        causes.append(
+            invalid(f"{at}.listKind", kind, "kind and listKind may not be the same")
+        )
+    return causes
 
 
 def now_rfc3339() -> str:
@@ -236,6 +262,27 @@ class CustomResourceDefinitionStrategy(Strategy):
         _defaults(obj)
         obj["status"] = _status(obj, old.get("status") or {})
 
+    def prepare_for_status_update(self, obj: Object, old: Object) -> None:
+        """Only status changes; a condition's ``type`` and ``status`` decode to
+        ``""`` when absent, as into kube's Go struct (kube's status validation
+        checks only the accepted names). The names and ``Established`` are then
+        decided again, as kube's naming and establishing controllers would right
+        after the write, so the CRD stays served. MUTATES ``obj``."""
+        super().prepare_for_status_update(obj, old)
+        status = obj.get("status")
+        if not isinstance(status, dict):
+            status = {}
+        conditions = status.get("conditions") or []
+        names = status.get("acceptedNames") or {}
+        if not isinstance(conditions, list) or not isinstance(names, dict):
+            return  # mistyped: the schema check refuses it
+        if not all(isinstance(c, dict) for c in conditions):
+            return
+        for condition in conditions:
+            condition.setdefault("type", "")
+            condition.setdefault("status", "")
+        obj["status"] = _status(obj, status)
+
     def prepare_for_graceful_delete(self, obj: Object) -> None:
         """``Terminating`` while the cleanup finalizer deletes the custom resources
         (kube's finalizer controller); creates of new ones are refused. MUTATES."""
@@ -282,43 +329,13 @@ class CustomResourceDefinitionStrategy(Strategy):
                     "metadata.name",
                 )
             )
-        for key in ("plural", "singular"):
-            value = names.get(key)
-            if key == "plural" and not value:
-                causes.append(
-                    Cause("FieldValueRequired", "Required value", "spec.names.plural")
-                )
-            elif value and not _DNS_LABEL.match(value):
-                causes.append(
-                    Cause(
-                        "FieldValueInvalid",
-                        f"Invalid value: \"{value}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'",
-                        f"spec.names.{key}",
-                    )
-                )
-        for key in ("kind", "listKind"):
-            value = names.get(key)
-            if key == "kind" and not value:
-                causes.append(
-                    Cause("FieldValueRequired", "Required value", "spec.names.kind")
-                )
-            elif value and not _KIND.match(value):
-                causes.append(
-                    Cause(
-                        "FieldValueInvalid",
-                        f'Invalid value: "{value}": may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?',
-                        f"spec.names.{key}",
-                    )
-                )
-        for index, short in enumerate(names.get("shortNames") or ()):
-            if not _DNS_LABEL.match(str(short)):
-                causes.append(
-                    Cause(
-                        "FieldValueInvalid",
-                        f'Invalid value: "{short}": a lowercase RFC 1123 label',
-                        f"spec.names.shortNames[{index}]",
-                    )
-                )
+        if not plural:
+            causes.append(
+                Cause("FieldValueRequired", "Required value", "spec.names.plural")
+            )
+        if not names.get("kind"):
+            causes.append(Cause("FieldValueRequired", "Required value", "spec.names.kind"))
+        causes += _names_causes(names, "spec.names")
         scope = spec.get("scope")
         if scope not in ("Namespaced", "Cluster"):
             causes.append(
@@ -359,14 +376,10 @@ class CustomResourceDefinitionStrategy(Strategy):
                 causes.append(
                     Cause("FieldValueRequired", "Required value", f"{at}.name")
                 )
-            elif not _DNS_LABEL.match(name):
-                causes.append(
-                    Cause(
-                        "FieldValueInvalid",
-                        f'Invalid value: "{name}": a DNS-1035 label',
-                        f"{at}.name",
-                    )
-                )
+            else:
+                causes += [
+                    invalid(f"{at}.name", name, msg) for msg in is_dns1035_label(name)
+                ]
             if name in seen:
                 causes.append(
                     Cause(

@@ -434,6 +434,8 @@ DEFAULTERS: dict[str, Callable[[Object], None]] = {
         storageMode="ThinProvisioned", fsType="xfs"
     ),
     _CORE + "ObjectFieldSelector": _fields(apiVersion="v1"),
+    # ``divisor`` is a non-pointer resource.Quantity: kube serializes its zero as "0".
+    _CORE + "ResourceFieldSelector": _pointers(divisor="0"),
     _CORE + "Service": _service,
     _CORE + "ServicePort": _fields(protocol="TCP"),
     _CORE + "EndpointPort": _fields(protocol="TCP"),

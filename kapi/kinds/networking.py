@@ -17,6 +17,7 @@ from kapi.kinds.defaulting import default_string
 from kapi.registry.strategy import Column, Object, Strategy
 
 __all__ = [
+    "KUBERNETES_SERVICE_IP",
     "EndpointsStrategy",
     "IngressClassStrategy",
     "IngressStrategy",
@@ -25,6 +26,9 @@ __all__ = [
 ]
 
 _SERVICE_NET = ipaddress.ip_network("10.96.0.0/12")
+#: The ``default/kubernetes`` Service's address: the service network's first
+#: (kube-apiserver's ``--service-cluster-ip-range``), never allocated to another.
+KUBERNETES_SERVICE_IP = str(_SERVICE_NET.network_address + 1)
 _NODE_PORTS = (30000, 32767)
 _SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 
@@ -47,6 +51,7 @@ def _port_causes(value: Any, path: str) -> list[Cause]:
 
 class ServiceStrategy(Strategy):
     status_subresource = True
+    return_deleted_object = True
 
     def prepare_for_create(self, obj: Object) -> None:
         """Default type, protocols and targetPorts; allocate a cluster IP and node
@@ -69,7 +74,7 @@ class ServiceStrategy(Strategy):
                 port["nodePort"] = low + _hash(f"{uid}/{index}") % (high - low + 1)
         if kind != "ExternalName":
             if not spec.get("clusterIP"):
-                offset = 1 + _hash(uid) % (_SERVICE_NET.num_addresses - 2)
+                offset = 2 + _hash(uid) % (_SERVICE_NET.num_addresses - 3)
                 spec["clusterIP"] = str(_SERVICE_NET.network_address + offset)
             spec.setdefault("clusterIPs", [spec["clusterIP"]])
             spec.setdefault("ipFamilies", ["IPv4"])

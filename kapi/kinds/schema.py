@@ -39,7 +39,10 @@ class SchemaStrategy(Strategy):
         self.status_subresource = status_subresource or inner.status_subresource
         self.allow_create_on_update = inner.allow_create_on_update
         self.allow_unconditional_update = inner.allow_unconditional_update
+        self.orphan_by_default = inner.orphan_by_default
+        self.status_metadata = inner.status_metadata
         self.serialize_writes = inner.serialize_writes
+        self.return_deleted_object = inner.return_deleted_object
         self.scale = scale
         inner.status_subresource = self.status_subresource
 
@@ -129,6 +132,9 @@ class SchemaStrategy(Strategy):
 
     def from_storage(self, obj: Object, version: str) -> Object:
         return self.inner.from_storage(obj, version)
+
+    def conversion_key(self, version: str) -> str:
+        return self.inner.conversion_key(version)
 
     def serves_stored_form(self, version: str) -> bool:
         return self.inner.serves_stored_form(version)

@@ -299,6 +299,10 @@ class _Workload(Strategy):
 
 
 class DeploymentStrategy(_Workload):
+    #: kube's deploymentStatusStrategy keeps the new metadata but labels: its
+    #: controller writes the revision annotation with the status.
+    status_metadata = ("annotations",)
+
     def table_columns(self) -> list[Column]:
         return [
             Column("Ready", description="Number of the pod with ready state"),
@@ -353,6 +357,8 @@ class ReplicaSetStrategy(_Workload):
 
 
 class ReplicationControllerStrategy(ReplicaSetStrategy):
+    orphan_by_default = True
+
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec") or {}
         selector = spec.get("selector")
@@ -449,6 +455,30 @@ class DaemonSetStrategy(_Workload):
         ]
 
 
+_POD_UPDATE_FORBIDDEN = (
+    "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+    "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be "
+    "set to 1 if it was previously negative)"
+)
+
+
+def _mutable_masked(spec: dict, old: dict) -> dict:
+    """``spec`` with what an update may change taken from ``old``."""
+    masked = dict(spec)
+    for key in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds", "schedulingGates"):
+        masked.pop(key, None)
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        containers, before = masked.get(key), old.get(key) or []
+        if isinstance(containers, list):
+            masked[key] = [
+                {**c, "image": before[i].get("image")}
+                if isinstance(c, dict) and i < len(before) and isinstance(before[i], dict) else c
+                for i, c in enumerate(containers)
+            ]
+    return masked
+
+
 class PodStrategy(Strategy):
     status_subresource = True
 
@@ -458,6 +488,17 @@ class PodStrategy(Strategy):
 
     def validate(self, obj: Object) -> list[Cause]:
         return validate_pod_spec(obj.get("spec"), "spec")
+
+    def validate_update(self, obj: Object, old: Object) -> list[Cause]:
+        """kube's ValidatePodUpdate: a Pod's spec is immutable but for its
+        images, ``activeDeadlineSeconds``, added tolerations and removed
+        scheduling gates (its resources too: a quota's charge stays true)."""
+        causes = self.validate(obj)
+        new_spec, old_spec = obj.get("spec"), old.get("spec")
+        if isinstance(new_spec, dict) and isinstance(old_spec, dict):
+            if _mutable_masked(new_spec, old_spec) != _mutable_masked(old_spec, old_spec):
+                causes.append(Cause("FieldValueForbidden", _POD_UPDATE_FORBIDDEN, "spec"))
+        return causes
 
     def table_columns(self) -> list[Column]:
         return [
@@ -524,12 +565,52 @@ class PodStrategy(Strategy):
         ]
 
 
+def _generate_job_selector(meta: Object, spec: Object) -> None:
+    """kube's job ``generateSelector``: the job-name and controller-uid labels
+    (legacy and ``batch.kubernetes.io/`` ones) on the template, and the
+    controller-uid one in the selector. MUTATES ``spec``."""
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        return
+    tmeta = template.setdefault("metadata", {})
+    if not isinstance(tmeta, dict):
+        return
+    labels = tmeta.get("labels")
+    if not isinstance(labels, dict):
+        labels = tmeta["labels"] = {}
+    for key in ("job-name", "batch.kubernetes.io/job-name"):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
+        labels.setdefault(key, meta.get("uid", ""))
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels")
+    if not isinstance(match, dict):
+        match = selector["matchLabels"] = {}
+    match.setdefault("batch.kubernetes.io/controller-uid", meta.get("uid", ""))
+
+
 class JobStrategy(Strategy):
     status_subresource = True
 
     def prepare_for_create(self, obj: Object) -> None:
-        """Status starts empty (defaults: ``defaulters``). MUTATES ``obj``."""
+        """Status starts empty (defaults: ``defaulters``); without
+        ``manualSelector`` the selector and the template's labels are generated
+        from the Job's uid and name (kube's ``generateSelector``). MUTATES ``obj``."""
         obj.pop("status", None)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(obj["metadata"], spec)
+
+    def prepare_for_update(self, obj: Object, old: Object) -> None:
+        """As any kind; and the generated selector and labels are kept when a
+        write sends the Job as its author wrote it (kube would refuse such a
+        PUT as changing immutable fields; here it writes nothing). MUTATES ``obj``."""
+        super().prepare_for_update(obj, old)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("manualSelector"):
+            _generate_job_selector(old["metadata"], spec)
 
     def validate(self, obj: Object) -> list[Cause]:
         spec = obj.get("spec")

@@ -9,7 +9,10 @@ owner). An owner of a kind not served (yet) makes the item retry later, as
 kube's REST mapping errors do. With a solid owner the dependent stays and
 loses its dangling and waiting references; with none (and nothing unresolvable)
 it is deleted, in the foreground if an owner waits on it and it has dependents of
-its own.
+its own. If one of those dependents waits on its own dependents too (maybe a
+cycle: a ← b ← c ← a, each blocking its owner), its references are first made
+non-blocking, as kube's ``attemptToDeleteItem`` does, so the owners waiting on
+it are not held for ever.
 
 ``owner(uid)`` handles an owner's dependents: an ``orphan`` finalizer strips the
 owner's references from every dependent, then goes; a ``foregroundDeletion``
@@ -27,7 +30,7 @@ import logging
 from kapi.controllers import wakeup, workqueue
 from kapi.errors import StatusError
 from kapi.lifecycle import FIELD_MANAGER, events, objects
-from kapi.registry.options import DeleteOptions, UpdateOptions
+from kapi.registry.options import UpdateOptions
 from kapi.registry.store import FOREGROUND, ORPHAN, Registry
 from kapi.storage import Key, KeyNotFound, Preconditions, default_storage
 
@@ -159,7 +162,13 @@ def attempt(uid: str, registry: Registry | None = None) -> None:
     if any(s == UNRESOLVABLE for _, s in states):
         return  # kube keeps it: an owner it cannot look up might exist
     finalizers = meta.get("finalizers") or []
-    if waiting and objects.dependents([uid], limit=1):
+    own_dependents = objects.dependents([uid]) if waiting else []
+    if own_dependents:
+        if any(d.deleting and FOREGROUND in d.finalizers for d in own_dependents):
+            # A dependent of this one waits on its own dependents too: maybe a
+            # cycle (kube's check, false positives included). Its references
+            # stop blocking, so the owners waiting on it need not wait for it.
+            _unblock_refs(registry, rt, obj)
         policy = "Foreground"
     elif ORPHAN in finalizers:
         policy = "Orphan"
@@ -217,24 +226,19 @@ def owner(uid: str, registry: Registry | None = None) -> bool:
 
 
 def _delete(registry: Registry, rt, obj: dict, policy: str) -> None:
-    meta = obj["metadata"]
-    options = DeleteOptions(
-        preconditions=Preconditions(uid=meta["uid"]), propagation_policy=policy
-    )
     try:
-        registry.delete(rt, meta.get("namespace", ""), meta["name"], options)
+        objects.delete_same(registry, rt, obj, policy)
     except StatusError as exc:
-        if not _gone(exc):
-            events.record(
-                rt,
-                obj,
-                "Warning",
-                "FailedDelete",
-                f"the garbage collector could not delete {rt.plural} {meta['name']}: {exc}",
-                events.GC_COMPONENT,
-                registry,
-            )
-            raise
+        events.record(
+            rt,
+            obj,
+            "Warning",
+            "FailedDelete",
+            f"the garbage collector could not delete {rt.plural} {obj['metadata']['name']}: {exc}",
+            events.GC_COMPONENT,
+            registry,
+        )
+        raise
 
 
 def _remove_refs(registry: Registry, rt, obj: dict, uids: set) -> None:
@@ -256,23 +260,23 @@ def _remove_refs_by_key(
             current["metadata"].pop("ownerReferences", None)
         return current
 
-    try:
-        registry.update_with(
-            rt,
-            namespace,
-            name,
-            strip,
-            UpdateOptions(field_manager=FIELD_MANAGER),
-            preconditions=Preconditions(uid=uid),
-        )
-    except StatusError as exc:
-        if not _gone(exc):
-            raise
+    _update(registry, rt, namespace, name, uid, strip)
+
+
+def _unblock_refs(registry: Registry, rt, obj: dict) -> None:
+    """Every ``blockOwnerDeletion: true`` of the object's references made
+    false (kube's unblockOwnerReferences)."""
+
+    def unblock(current: dict) -> dict:
+        for ref in current["metadata"].get("ownerReferences") or []:
+            if isinstance(ref, dict) and ref.get("blockOwnerDeletion") is True:
+                ref["blockOwnerDeletion"] = False
+        return current
+
+    _update_object(registry, rt, obj, unblock)
 
 
 def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None:
-    meta = obj["metadata"]
-
     def strip(current: dict) -> dict:
         kept = [
             f for f in current["metadata"].get("finalizers") or [] if f != finalizer
@@ -283,14 +287,24 @@ def _remove_finalizer(registry: Registry, rt, obj: dict, finalizer: str) -> None
             current["metadata"].pop("finalizers", None)
         return current
 
+    _update_object(registry, rt, obj, strip)
+
+
+def _update_object(registry: Registry, rt, obj: dict, mutate) -> None:
+    meta = obj["metadata"]
+    _update(registry, rt, meta.get("namespace", ""), meta["name"], meta["uid"], mutate)
+
+
+def _update(registry: Registry, rt, namespace: str, name: str, uid: str, mutate) -> None:
+    """``mutate`` the object as it is now, if it is still the one of ``uid``."""
     try:
         registry.update_with(
             rt,
-            meta.get("namespace", ""),
-            meta["name"],
-            strip,
+            namespace,
+            name,
+            mutate,
             UpdateOptions(field_manager=FIELD_MANAGER),
-            preconditions=Preconditions(uid=meta["uid"]),
+            preconditions=Preconditions(uid=uid),
         )
     except StatusError as exc:
         if not _gone(exc):

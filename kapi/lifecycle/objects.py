@@ -12,14 +12,17 @@ import uuid
 from typing import Any
 
 from kapi.controllers import workqueue
+from kapi.errors import StatusError
 from kapi.registry.catalog import catalog
+from kapi.registry.options import DeleteOptions
 from kapi.registry.resource import ResourceType
 from kapi.registry.store import Registry
-from kapi.storage import default_storage
+from kapi.storage import Preconditions, default_storage
 from kapi.storage.interface import ObjectSummary
 
 __all__ = [
     "TypeNotServed",
+    "delete_same",
     "dependents",
     "get_by_uid",
     "kind_type",
@@ -137,3 +140,16 @@ def request_dependents(owner_uids: list[str], request_id: str | None = None) -> 
     if request_id is not None:
         rows = [(*row, request_id) for row in rows]
     return workqueue.request(rows)
+
+
+def delete_same(registry: Registry, rt: ResourceType, obj: Object, policy: str | None) -> None:
+    """Delete ``obj`` with ``policy`` if it is still the object of its uid: a
+    404 (gone) or 409 (the uid precondition: another object now) is not an
+    error; any other ``StatusError`` is raised."""
+    meta = obj["metadata"]
+    options = DeleteOptions(preconditions=Preconditions(uid=meta["uid"]), propagation_policy=policy)
+    try:
+        registry.delete(rt, meta.get("namespace", ""), meta["name"], options)
+    except StatusError as exc:
+        if exc.code not in (404, 409):
+            raise

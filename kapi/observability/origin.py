@@ -20,6 +20,7 @@ the same object attributes it to the later one. Rows older than ``KEEP_MINUTES``
 from __future__ import annotations
 
 import logging
+import uuid
 from contextlib import nullcontext
 
 from django.db import DatabaseError, connection, transaction
@@ -53,7 +54,12 @@ def record(obj: dict) -> None:
 
 
 def latest(uid: str) -> str:
-    """The request that last wrote the object ``uid`` (as recorded), or ""."""
+    """The request that last wrote the object ``uid`` (as recorded), or ""
+    (also for a key that is no uid: controllers keyed by name)."""
+    try:
+        uuid.UUID(str(uid))
+    except ValueError:
+        return ""
     try:
         with connection.cursor() as cur:
             cur.execute("SELECT request_id FROM kapi_write_origin WHERE uid = %s", [uid])

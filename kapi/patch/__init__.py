@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kapi.patch.decode import decode_json, decode_yaml
+from kapi.patch.decode import decode_json, decode_yaml, yaml_duplicate_keys
 from kapi.patch.errors import BadPatch, PatchError, PatchFailed
 from kapi.patch.json_patch import apply_json_patch
 from kapi.patch.merge_patch import merge_patch
@@ -31,6 +31,7 @@ __all__ = [
     "decode_yaml",
     "merge_patch",
     "strategic_merge_patch",
+    "yaml_duplicate_keys",
 ]
 
 JSON_PATCH = "application/json-patch+json"

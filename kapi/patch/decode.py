@@ -3,7 +3,10 @@
 kube's strict decoding reports ``duplicate field "metadata.name"``: the JSON is
 decoded with an ``object_pairs_hook`` that notes each repeated key of each
 object; their paths are resolved once the document is built. YAML (apply bodies)
-is decoded with a loader that does the same.
+is decoded with a loader that does the same. YAML's own decoder words them
+by line (``line 9: key "foo" already set in map``, yaml.v2's strict error, which
+kube reports for YAML bodies and for every apply body, JSON included):
+``yaml_duplicate_keys`` gives those.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import yaml
 
 from kapi.patch.errors import BadPatch
 
-__all__ = ["decode_json", "decode_yaml", "find_paths"]
+__all__ = ["decode_json", "decode_yaml", "find_paths", "yaml_duplicate_keys"]
 
 
 def _hook(duplicates: list[tuple[int, str]]):
@@ -69,6 +72,15 @@ class _DuplicateLoader(yaml.SafeLoader):
     pass
 
 
+def _go_value(key: Any) -> str:
+    """A map key as Go's ``%#v`` prints it."""
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
 def _construct_mapping(loader: _DuplicateLoader, node: yaml.MappingNode) -> dict:
     loader.flatten_mapping(node)
     out: dict = {}
@@ -81,6 +93,9 @@ def _construct_mapping(loader: _DuplicateLoader, node: yaml.MappingNode) -> dict
             )
         if key in out:
             loader.kapi_duplicates.append((id(out), str(key)))
+            loader.kapi_lines.append(
+                f"line {key_node.start_mark.line + 1}: key {_go_value(key)} already set in map"
+            )
         out[key] = loader.construct_object(value_node, deep=True)
     return out
 
@@ -98,16 +113,31 @@ def decode_yaml(raw: bytes) -> tuple[Any, list[str]]:
             return decode_json(raw)
         except BadPatch:
             pass
+    doc, duplicates, _ = _load_yaml(raw)
+    return doc, find_paths(doc, duplicates)
+
+
+def _load_yaml(raw: bytes) -> tuple[Any, list[tuple[int, str]], list[str]]:
     try:
         # The reader checks the encoding already when it is made.
         loader = _DuplicateLoader(raw)
     except yaml.YAMLError as exc:
         raise BadPatch(f"error converting YAML to JSON: {exc}") from None
     loader.kapi_duplicates = []
+    loader.kapi_lines = []
     try:
         doc = loader.get_single_data()
     except yaml.YAMLError as exc:
         raise BadPatch(f"error converting YAML to JSON: {exc}") from None
     finally:
         loader.dispose()
-    return doc, find_paths(doc, loader.kapi_duplicates)
+    return doc, loader.kapi_duplicates, loader.kapi_lines
+
+
+def yaml_duplicate_keys(raw: bytes) -> list[str]:
+    """yaml.v2's strict errors for ``raw`` (``line N: key "k" already set in
+    map``), empty when it has no duplicate keys or does not load as YAML."""
+    try:
+        return _load_yaml(raw)[2]
+    except (BadPatch, RecursionError):
+        return []

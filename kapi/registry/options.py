@@ -15,13 +15,16 @@ __all__ = ["CreateOptions", "DeleteOptions", "ListOptions", "PatchOptions", "Upd
 
 @dataclass
 class CreateOptions:
-    """``duplicate_fields`` come from decoding the body; ``warnings`` is filled by
-    the registry (unknown and duplicate fields under ``fieldValidation=Warn``)."""
+    """``duplicate_fields`` come from decoding the body (their paths; and
+    ``yaml_duplicates``, the YAML decoder's words for them, for a YAML or apply
+    body); ``warnings`` is filled by the registry (unknown and duplicate fields
+    under ``fieldValidation=Warn``)."""
 
     dry_run: bool = False
     field_manager: str = ""
     field_validation: str = "Warn"
     duplicate_fields: list[str] = field(default_factory=list)
+    yaml_duplicates: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 

@@ -19,7 +19,7 @@ from kapi.patch import (
     PatchFailed,
     apply_patch,
 )
-from kapi.registry.fields import check_fields, field_manager
+from kapi.registry.fields import check_applied_fields, check_fields, field_manager
 from kapi.registry.options import PatchOptions
 from kapi.registry.resource import ResourceType
 from kapi.schema import schema_for
@@ -145,7 +145,7 @@ class PatchMixin:
                 f"the name of the object ({meta['name']}) does not match the name on the URL ({name})"
             )
         meta["name"] = name
-        check_fields(rt, config, options, strict_code=422)
+        check_applied_fields(rt, config, options)
         manager = field_manager(rt, options.subresource)
         key = self.key(rt, namespace, name)
         try:

@@ -53,6 +53,9 @@ class ResourceType:
     # The selectable fields beyond metadata.name / metadata.namespace, as dotted
     # paths into the object (kube's per-type field label conversion funcs).
     field_selectors: tuple[str, ...] = ()
+    # (field, value) for selectable fields that read as more than "" when absent:
+    # Go's zero value of a bool is "false" (a node's spec.unschedulable).
+    field_defaults: tuple[tuple[str, str], ...] = ()
     # Which name syntax the type requires: "subdomain", "label" or "path-segment".
     name_rule: str = "subdomain"
     # The (group, plural) whose rows hold this type: a resource served in two

@@ -9,6 +9,7 @@ and turns storage errors into ``StatusError``s. Everything that writes objects
 from __future__ import annotations
 
 import copy
+import dataclasses
 import secrets
 import uuid
 from collections.abc import Iterator
@@ -67,6 +68,16 @@ WRITE_OBSERVERS: list = []
 #: stands): for what must be visible no later than the write itself (the
 #: request a write came from, kapi.observability.origin).
 BEFORE_WRITE_OBSERVERS: list = []
+#: Called as ``plugin(rt, namespace, new, old, dry_run)`` (``old`` None on
+#: create) after validation and the writer's own admission, for every create
+#: and every update that changes something, whoever writes: may refuse with a
+#: ``StatusError`` (kube's ResourceQuota admission, ``kapi.quota.admission``).
+ADMISSION_PLUGINS: list = []
+
+
+def _admit(rt: ResourceType, namespace: str, new: Object, old: Object | None, dry_run: bool) -> None:
+    for plugin in ADMISSION_PLUGINS:
+        plugin(rt, namespace, new, old, dry_run)
 
 
 def now_rfc3339() -> str:
@@ -255,7 +266,9 @@ class Registry(PatchMixin):
                 self._namespace_must_be_active(rt, namespace, requested_name)
                 if not generate and self._exists(self.key(rt, namespace, meta["name"])):
                     raise errors.already_exists(rt.group, rt.plural, meta["name"])
+                _admit(rt, namespace, obj, None, True)
                 return obj
+            _admit(rt, namespace, obj, None, False)
 
             ns_key = self._namespace_key(rt, namespace)
             self._before_write(rt, obj)
@@ -420,8 +433,13 @@ class Registry(PatchMixin):
         cur_meta = current["metadata"]
         if subresource == "status":
             rt.strategy.prepare_for_status_update(new, current)
-            # A status write changes nothing in metadata but what kube lets it.
+            # A status write changes nothing in metadata but what kube lets it
+            # (a Deployment's annotations: its controller's revision).
+            kept = {k: meta[k] for k in rt.strategy.status_metadata if k in meta}
             new["metadata"] = meta = {**cur_meta}
+            for key in rt.strategy.status_metadata:
+                meta.pop(key, None)
+            meta.update(kept)
         elif subresource:
             meta["generation"] = cur_meta.get("generation", 1)
             rt.strategy.prepare_for_subresource_update(subresource, new, current)
@@ -467,6 +485,7 @@ class Registry(PatchMixin):
                 if _without_version(new) == _without_version(current):
                     # Nothing to write: kube answers with the stored object, same version.
                     raise _NotWritten(current)
+                _admit(rt, key.namespace, new, current, dry_run)
                 if dry_run:
                     raise _NotWritten(new)
                 self._before_write(rt, new)
@@ -498,6 +517,12 @@ class Registry(PatchMixin):
         except ResourceVersionConflict as exc:
             raise errors.conflict(rt.group, rt.plural, name, exc.message) from None
         rt.strategy.check_delete(current)
+        if (
+            options.propagation_policy is None
+            and rt.strategy.orphan_by_default
+            and not set(current["metadata"].get("finalizers") or ()) & set(GC_FINALIZERS)
+        ):
+            options = dataclasses.replace(options, propagation_policy="Orphan")
         finalizers = _finalizers_for_policy(current, options.propagation_policy)
         if finalizers != (current["metadata"].get("finalizers") or []) or rt.strategy.pending_finalizers(
             current

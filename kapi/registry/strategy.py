@@ -108,9 +108,20 @@ class Strategy:
     allow_create_on_update: bool = False
     #: PUT without ``metadata.resourceVersion`` overwrites (kube: true for core types).
     allow_unconditional_update: bool = True
+    #: A delete with no propagation policy (and no garbage-collector
+    #: finalizer on the object) orphans the dependents (kube's
+    #: ``DefaultGarbageCollectionPolicy`` ``OrphanDependents``: core/v1
+    #: ReplicationControllers, for backward compatibility).
+    orphan_by_default: bool = False
+    #: The metadata fields a ``/status`` write may change (kube's status
+    #: strategies keep the rest; a Deployment's lets annotations through).
+    status_metadata: tuple[str, ...] = ()
     #: Writes of this type run one at a time across every process: preparing one
     #: reads other objects of the type (CRD names are first come, first served).
     serialize_writes: bool = False
+    #: A delete answers with the object deleted rather than a ``Status``
+    #: (kube's ``ReturnDeletedObject``: Services).
+    return_deleted_object: bool = False
 
     # -- writes ---------------------------------------------------------------
     def prepare_for_create(self, obj: Object) -> None:
@@ -168,6 +179,12 @@ class Strategy:
     def from_storage(self, obj: Object, version: str) -> Object:
         """Convert from the stored form to the served ``version``. MAY mutate ``obj``."""
         return obj
+
+    def conversion_key(self, version: str) -> str:
+        """Tells apart the ways ``from_storage`` may convert to ``version`` over
+        time (a cache of converted objects keeps one per key); "" when it
+        converts the same way for the life of the process."""
+        return ""
 
     def serves_stored_form(self, version: str) -> bool:
         """Whether ``from_storage`` returns every stored object unchanged for

@@ -14,6 +14,7 @@ from typing import Any
 __all__ = ["TypeSchema"]
 
 Node = dict[str, Any]
+_TYPE_AND_OBJECT_META = frozenset({"apiVersion", "kind", "metadata"})
 
 
 def _types(node: Node) -> set[str]:
@@ -130,13 +131,26 @@ class TypeSchema:
 
     def _unknown(self, obj: Any, prefix: str, out: list[str], prune: bool) -> None:
         if self.preserves_unknown:
+            # Unknown keys are kept here, but a declared field has its schema
+            # (kube prunes and checks inside it all the same).
+            if isinstance(obj, dict) and self.is_struct:
+                props = self.node["properties"]
+                for key, value in obj.items():
+                    if key in props and isinstance(value, (dict, list)):
+                        child = self.field(key)
+                        if child is not None:
+                            path = f"{prefix}.{key}" if prefix else key
+                            child._unknown(value, path, out, prune)
             return
         if isinstance(obj, dict):
             if self.is_struct:
                 props = self.node["properties"]
+                embedded = self.node.get("x-kubernetes-embedded-resource")
                 for key, value in list(obj.items()):
                     if key in props and not isinstance(value, (dict, list)):
                         continue  # a declared scalar: nothing in it to be unknown
+                    if embedded and key in _TYPE_AND_OBJECT_META and key not in props:
+                        continue  # an embedded object's own, declared or not
                     path = f"{prefix}.{key}" if prefix else key
                     child = self.field(key)
                     if child is None:

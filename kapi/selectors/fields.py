@@ -8,7 +8,9 @@ is refused with ``field label not supported: <field>``.
 
 Values may escape ``\\``, ``,`` and ``=`` with a backslash; nothing else
 (``\\!`` is an invalid escape sequence, as in kube). A field missing from the
-object reads as ``""``, so ``spec.nodeName=`` selects unscheduled pods.
+object reads as ``""``, so ``spec.nodeName=`` selects unscheduled pods, unless
+the resource says otherwise (a boolean such as a node's ``spec.unschedulable``
+reads as ``false``, as kube's field sets print Go's zero value).
 """
 
 from __future__ import annotations
@@ -94,19 +96,19 @@ def _split_term(term: str) -> tuple[str, str, str] | None:
     return None
 
 
-def read_field(obj: Mapping[str, Any] | None, path: str) -> str:
+def read_field(obj: Mapping[str, Any] | None, path: str, missing: str = "") -> str:
     """The value at a dotted ``path`` as kube's field sets render it.
 
-    Missing or null reads as ``""``; booleans as ``true``/``false``; numbers
+    Missing or null reads as ``missing``; booleans as ``true``/``false``; numbers
     in decimal. That is also what ``#>>`` yields in PostgreSQL.
     """
     value: Any = obj
     for part in path.split("."):
         if not isinstance(value, Mapping) or part not in value:
-            return ""
+            return missing
         value = value[part]
     if value is None:
-        return ""
+        return missing
     if isinstance(value, bool):
         return "true" if value else "false"
     return value if isinstance(value, str) else str(value)
@@ -120,9 +122,11 @@ class FieldRequirement:
     operator: str
     value: str
     path: str
+    #: What a missing field reads as.
+    missing: str = ""
 
     def matches(self, obj: Mapping[str, Any] | None) -> bool:
-        equal = read_field(obj, self.path) == self.value
+        equal = read_field(obj, self.path, self.missing) == self.value
         return equal if self.operator == _EQUALS else not equal
 
     def __str__(self) -> str:
@@ -153,11 +157,14 @@ class FieldSelector:
         return ",".join(str(r) for r in self.requirements)
 
 
-def parse_field_selector(text: str, supported: Mapping[str, str]) -> FieldSelector:
+def parse_field_selector(
+    text: str, supported: Mapping[str, str], missing: Mapping[str, str] | None = None
+) -> FieldSelector:
     """Parse a ``fieldSelector`` query parameter for one resource.
 
     ``supported`` maps each selectable field to its dotted path in the object
-    (usually itself). Raises :class:`SelectorError` with kube's message.
+    (usually itself); ``missing`` what a field reads as when absent, where not
+    ``""``. Raises :class:`SelectorError` with kube's message.
     """
     terms = sorted(_split_terms(text))
     parsed: list[tuple[str, str, str]] = []
@@ -178,5 +185,9 @@ def parse_field_selector(text: str, supported: Mapping[str, str]) -> FieldSelect
     for lhs, op, value in parsed:
         if lhs not in supported:
             raise SelectorError(f"field label not supported: {lhs}")
-        requirements.append(FieldRequirement(lhs, op, value, supported[lhs]))
+        requirements.append(
+            FieldRequirement(
+                lhs, op, value, supported[lhs], (missing or {}).get(lhs, "")
+            )
+        )
     return FieldSelector(tuple(requirements))

@@ -103,6 +103,8 @@ def _field_requirement(r: FieldRequirement, columns: dict[str, str]) -> tuple[st
             # The path is spliced into SQL (so an expression index can match);
             # it comes from the resource's declaration, never from the request.
             raise ValueError(f"field path {r.path!r} is not safe to embed in SQL")
-        expression = f"COALESCE({{data}} #>> '{{{{{','.join(segments)}}}}}', '')"
+        if not _SQL_PATH_SEGMENT.fullmatch(r.missing or "x"):
+            raise ValueError(f"missing value {r.missing!r} is not safe to embed in SQL")
+        expression = f"COALESCE({{data}} #>> '{{{{{','.join(segments)}}}}}', '{r.missing}')"
     sql_op = "=" if r.operator == "=" else "<>"
     return f"{expression} {sql_op} %s", [r.value]

@@ -23,6 +23,7 @@ __all__ = [
     "NAME_RULES",
     "QUALIFIED_NAME_MAX_LENGTH",
     "empty_error",
+    "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_path_segment_name",
@@ -47,6 +48,11 @@ _DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character"
 )
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+    "start with an alphabetic character, and end with an alphanumeric character"
+)
 _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
 _DNS1123_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
@@ -65,6 +71,7 @@ _LABEL_VALUE_MSG = (
 
 # re.ASCII keeps [a-z0-9] from meaning anything wider; Go's regexp is byte-exact here.
 _DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT, re.ASCII)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT, re.ASCII)
 _DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT, re.ASCII)
 _LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT, re.ASCII)
 _LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT, re.ASCII)
@@ -104,6 +111,18 @@ def is_dns1123_label(value: str) -> list[str]:
                     _DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"
                 )
             )
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """An RFC 1035 label: starts with a letter (kube's ``IsDNS1035Label``)."""
+    errs: list[str] = []
+    if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _DNS1035_LABEL_RE.fullmatch(value):
+        errs.append(
+            regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123")
+        )
     return errs
 
 

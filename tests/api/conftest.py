@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -41,12 +42,32 @@ def api(kapi_server) -> API:
     return API(kapi_server)
 
 
+#: The ConfigMap kube-controller-manager's root-CA publisher keeps in every
+#: namespace (kapi/controlplane/): not the tests' own.
+ROOT_CA = "kube-root-ca.crt"
+
+
+def own(items: list[dict]) -> list[dict]:
+    """A list's items without the root-CA publisher's ConfigMap."""
+    return [i for i in items if i["metadata"]["name"] != ROOT_CA]
+
+
+def wait_for_root_ca(api: API, namespace: str, timeout: float = 30) -> None:
+    """Wait until the root-CA publisher's ConfigMap is in ``namespace``, so
+    that a test's lists and watches see it always (or, after, never)."""
+    deadline = time.monotonic() + timeout
+    while api.get(f"/api/v1/namespaces/{namespace}/configmaps/{ROOT_CA}").status_code != 200:
+        assert time.monotonic() < deadline, f"no {ROOT_CA} in {namespace}"
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def namespace(api: API) -> Iterator[str]:
-    """A new namespace for one test."""
+    """A new namespace for one test, its root-CA ConfigMap already there."""
     name = f"t-{uuid.uuid4().hex[:10]}"
     response = api.post("/api/v1/namespaces", {"metadata": {"name": name}})
     assert response.status_code == 201, response.text
+    wait_for_root_ca(api, name)
     yield name
     api.delete(f"/api/v1/namespaces/{name}")
 

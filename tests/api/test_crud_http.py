@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from tests.api.conftest import assert_status
+from tests.api.conftest import assert_status, own
 
 
 def cm(name: str, data: dict | None = None, **meta) -> dict:
@@ -209,7 +209,7 @@ def test_delete_collection_honours_label_selector(api, namespace):
     r = api.delete(base, params={"labelSelector": "role=drop"})
     assert r.status_code == 200, r.text
     assert sorted(i["metadata"]["name"] for i in r.json()["items"]) == ["drop-0", "drop-1", "drop-2"]
-    left = api.get(base).json()["items"]
+    left = own(api.get(base).json()["items"])
     assert sorted(i["metadata"]["name"] for i in left) == ["keep-0", "keep-1", "keep-2"]
 
 

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from kapi_testserver import KapiServer, serving
 
-from tests.api.conftest import API
+from tests.api.conftest import API, ROOT_CA, wait_for_root_ca
 from tests.api.test_list_http import make, names
 from tests.api.test_list_snapshot_http import (
     consistent_reads,
@@ -43,6 +43,7 @@ def ns2(api2) -> Iterator[str]:
 
     name = f"f-{uuid.uuid4().hex[:10]}"
     assert api2.post("/api/v1/namespaces", {"metadata": {"name": name}}).status_code == 201
+    wait_for_root_ca(api2, name)
     yield name
     api2.delete(f"/api/v1/namespaces/{name}")
 
@@ -68,8 +69,10 @@ def test_a_token_without_its_snapshot_pages_on_from_postgresql(api2, ns2):
     revision = int(first.json()["metadata"]["resourceVersion"])
     items, remaining = walk(api2, base, first, write, limit="3")
     assert items == database_list(api2, base, revision)["items"]
-    assert [o["metadata"]["name"] for o in items] == [f"o{i}" for i in range(10)]
-    assert remaining == [7, 4, 1, None]
+    # Eleven objects: the ten and the root-CA publisher's ConfigMap (first in
+    # name order).
+    assert [o["metadata"]["name"] for o in items] == [ROOT_CA] + [f"o{i}" for i in range(10)]
+    assert remaining == [8, 5, 2, None]
 
 
 def test_a_consistent_list_falls_back_when_the_cache_cannot_catch_up(api2, ns2, no_snapshots_server):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
 
-from tests.api.conftest import assert_status
+from tests.api.conftest import ROOT_CA, assert_status, own
 
 
 def make(api, namespace, name, labels=None, kind="configmaps", **extra):
@@ -16,8 +17,9 @@ def make(api, namespace, name, labels=None, kind="configmaps", **extra):
 
 
 def names(response) -> list[str]:
+    """The listed names, the root-CA publisher's ConfigMap left out."""
     assert response.status_code == 200, response.text
-    return [i["metadata"]["name"] for i in response.json()["items"]]
+    return [i["metadata"]["name"] for i in own(response.json()["items"])]
 
 
 def test_label_selectors(api, namespace):
@@ -56,6 +58,28 @@ def test_field_selectors(api, namespace):
     assert "field label not supported" in status["message"]
 
 
+def test_node_unschedulable_field_selector(api):
+    """kube's node field set: ``spec.unschedulable`` reads "false" when unset, in
+    lists (SQL) and watches (Python) alike, so "schedulable nodes" are found."""
+    tag = uuid.uuid4().hex[:8]
+    free, cordoned = f"free-{tag}", f"cordoned-{tag}"
+    for name, spec in ((free, {}), (cordoned, {"unschedulable": True})):
+        created = api.post("/api/v1/nodes", {"metadata": {"name": name}, "spec": spec})
+        assert created.status_code == 201, created.text
+    try:
+        for value, want, other in (("false", free, cordoned), ("true", cordoned, free)):
+            params = {"fieldSelector": f"spec.unschedulable={value}"}
+            listed = names(api.get("/api/v1/nodes", params=params))
+            assert want in listed and other not in listed
+        params = {"fieldSelector": "spec.unschedulable!=true", "watch": "1", "timeoutSeconds": "1"}
+        events = [json.loads(line) for line in api.get("/api/v1/nodes", params=params).iter_lines()]
+        watched = {e["object"]["metadata"]["name"] for e in events}
+        assert free in watched and cordoned not in watched
+    finally:
+        for name in (free, cordoned):
+            api.delete(f"/api/v1/nodes/{name}")
+
+
 def test_event_field_selectors(api, namespace):
     for name, kind in (("e1", "Pod"), ("e2", "Deployment")):
         body = {
@@ -87,17 +111,19 @@ def test_pages_are_consistent_and_ordered(api, namespace):
         make(api, namespace, f"p{i}")
     base = f"/api/v1/namespaces/{namespace}/configmaps"
     first = api.get(base, params={"limit": 3}).json()
-    assert [i["metadata"]["name"] for i in first["items"]] == ["p0", "p1", "p2"]
-    assert first["metadata"]["remainingItemCount"] == 4
+    # Eight objects: the seven and the root-CA publisher's ConfigMap (first in
+    # name order).
+    assert [i["metadata"]["name"] for i in first["items"]] == [ROOT_CA, "p0", "p1"]
+    assert first["metadata"]["remainingItemCount"] == 5
     revision = first["metadata"]["resourceVersion"]
     # Changes after the first page do not show in later pages.
     api.delete(f"{base}/p4")
     make(api, namespace, "p35")
     second = api.get(base, params={"limit": 3, "continue": first["metadata"]["continue"]}).json()
     assert second["metadata"]["resourceVersion"] == revision
-    assert [i["metadata"]["name"] for i in second["items"]] == ["p3", "p4", "p5"]
+    assert [i["metadata"]["name"] for i in second["items"]] == ["p2", "p3", "p4"]
     third = api.get(base, params={"limit": 3, "continue": second["metadata"]["continue"]}).json()
-    assert [i["metadata"]["name"] for i in third["items"]] == ["p6"]
+    assert [i["metadata"]["name"] for i in third["items"]] == ["p5", "p6"]
     assert "continue" not in third["metadata"]
 
 

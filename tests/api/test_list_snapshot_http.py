@@ -12,6 +12,7 @@ import re
 import requests
 import yaml
 
+from tests.api.conftest import ROOT_CA, own
 from tests.api.test_list_http import make, names
 
 
@@ -86,7 +87,7 @@ def test_a_consistent_list_shows_the_write_just_made_on_either_process(api, name
         assert names(r) == expected
         assert int(r.json()["metadata"]["resourceVersion"]) >= _rv(created)
         if i % 3 == 2:
-            assert {o["metadata"]["name"]: o["data"]["k"] for o in r.json()["items"]}[f"c{i - 1:02d}"] == "new"
+            assert {o["metadata"]["name"]: o["data"]["k"] for o in own(r.json()["items"])}[f"c{i - 1:02d}"] == "new"
     assert consistent_reads(api, "false") > from_cache
 
 
@@ -136,11 +137,13 @@ def test_pages_in_table_yaml_and_with_kubectl_chunks(api, namespace, kapi_server
         make(api, namespace, f"t{i}")
     table = api.get(base, params={"limit": "2"}, headers={"Accept": "application/json;as=Table;g=meta.k8s.io;v=v1"})
     assert table.status_code == 200, table.text
-    assert table.json()["kind"] == "Table" and [row["cells"][0] for row in table.json()["rows"]] == ["t0", "t1"]
-    assert table.json()["metadata"]["continue"] and table.json()["metadata"]["remainingItemCount"] == 3
+    # Six objects: the five and the root-CA publisher's ConfigMap (first in
+    # name order).
+    assert table.json()["kind"] == "Table" and [row["cells"][0] for row in table.json()["rows"]] == [ROOT_CA, "t0"]
+    assert table.json()["metadata"]["continue"] and table.json()["metadata"]["remainingItemCount"] == 4
     page = api.get(base, params={"limit": "2", "continue": table.json()["metadata"]["continue"]},
                    headers={"Accept": "application/yaml"})
     assert page.status_code == 200 and page.headers["Content-Type"].startswith("application/yaml")
-    assert [o["metadata"]["name"] for o in yaml.safe_load(page.text)["items"]] == ["t2", "t3"]
+    assert [o["metadata"]["name"] for o in yaml.safe_load(page.text)["items"]] == ["t1", "t2"]
     out = kapi_server.kubectl("get", "configmaps", "-n", namespace, "--chunk-size=2", "-o", "name").stdout
-    assert out.split() == [f"configmap/t{i}" for i in range(5)]
+    assert out.split() == [f"configmap/{ROOT_CA}"] + [f"configmap/t{i}" for i in range(5)]

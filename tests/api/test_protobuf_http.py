@@ -24,7 +24,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
 django.setup()  # the catalog of built-in kinds reads settings
 
 from kapi.kinds.builtin import BUILTIN_TYPES  # noqa: E402 (after django.setup())
-from tests.api.conftest import assert_status  # noqa: E402
+from tests.api.conftest import ROOT_CA, assert_status  # noqa: E402
 from tests.api.crds import served_collection  # noqa: E402
 from tests.api.test_builtin_kinds_http import MINIMAL  # noqa: E402
 from tests.protobuf.kube_proto import (  # noqa: E402
@@ -396,9 +396,12 @@ def test_watch_streams_length_delimited_protobuf_frames(api, namespace):
         {"sendInitialEvents": "true", "allowWatchBookmarks": "true", "resourceVersionMatch": "NotOlderThan", "timeoutSeconds": "20"},
         lambda e: any(kind == "BOOKMARK" for kind, _ in e),
     )
-    assert [kind for kind, _ in events] == ["ADDED", "BOOKMARK"]
-    assert events[0][1] == without_nulls(first)
-    bookmark = events[1][1]
+    # What exists: "before" and the root-CA publisher's ConfigMap.
+    assert [kind for kind, _ in events] == ["ADDED", "ADDED", "BOOKMARK"]
+    added = {obj["metadata"]["name"]: obj for _, obj in events[:2]}
+    assert sorted(added) == ["before", ROOT_CA]
+    assert added["before"] == without_nulls(first)
+    bookmark = events[2][1]
     assert bookmark["kind"] == "ConfigMap"
     assert bookmark["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
 

@@ -8,7 +8,7 @@ import json
 import requests
 import yaml
 
-from tests.api.conftest import assert_status
+from tests.api.conftest import assert_status, own
 
 TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1"
 
@@ -137,8 +137,9 @@ def test_partial_object_metadata(api, namespace):
         headers={"Accept": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"},
     ).json()
     assert listed["kind"] == "PartialObjectMetadataList"
-    assert listed["items"][0]["metadata"]["name"] == "p"
-    assert "data" not in listed["items"][0]
+    (item,) = own(listed["items"])
+    assert item["metadata"]["name"] == "p"
+    assert all("data" not in i for i in listed["items"])
     one = api.get(
         f"/api/v1/namespaces/{namespace}/configmaps/p",
         headers={"Accept": "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"},

@@ -7,6 +7,7 @@ kube-apiserver (``pkg/printers/internalversion/printers.go``).
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -162,8 +163,17 @@ def test_kubectl_shows_quota_requests_and_limits(api, namespace, kapi_server):
     path = f"/api/v1/namespaces/{namespace}/resourcequotas"
     created = api.post(path, {"metadata": {"name": "q"}, "spec": {"hard": {"pods": "4"}}})
     assert created.status_code == 201, created.text
-    status = {"hard": {"pods": "4"}, "used": {"pods": "1"}}
-    assert api.put(f"{path}/q/status", {**created.json(), "status": status}).status_code == 200
-    out = kapi_server.kubectl("get", "quota", "-n", namespace).stdout.splitlines()
+    # The quota controller fills the status; one Pod is counted.
+    deadline = time.monotonic() + 30
+    while "used" not in (api.get(f"{path}/q").json().get("status") or {}):
+        assert time.monotonic() < deadline, "quota status never computed"
+        time.sleep(0.05)
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+    assert api.post(f"/api/v1/namespaces/{namespace}/pods", pod).status_code == 201
+    while True:
+        out = kapi_server.kubectl("get", "quota", "-n", namespace).stdout.splitlines()
+        if out[1].split()[:3] == ["q", "pods:", "1/4"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert out[0].split() == ["NAME", "REQUEST", "LIMIT", "AGE"]
     assert out[1].split()[:3] == ["q", "pods:", "1/4"]

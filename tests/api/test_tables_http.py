@@ -106,3 +106,19 @@ def test_cluster_scoped_print_columns(api):
     webhook = created.json()["webhooks"][0]
     assert (webhook["failurePolicy"], webhook["matchPolicy"], webhook["timeoutSeconds"]) == ("Fail", "Equivalent", 10)
     assert webhook["namespaceSelector"] == {} and webhook["objectSelector"] == {}
+
+
+def test_table_of_a_create_only_kind_is_not_acceptable(api):
+    """A review holds no metadata to show: asking for it as a Table is 406 (kube's
+    endpoints without a TableConvertor), while JSON next in the list still wins."""
+    review = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"nonResourceAttributes": {"path": "/", "verb": "get"}},
+    }
+    path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    refused = api.post(path, review, headers={"Accept": TABLE})
+    assert refused.status_code == 406, refused.text
+    assert refused.json()["reason"] == "NotAcceptable"
+    answered = api.post(path, review, headers={"Accept": f"{TABLE}, application/json"})
+    assert answered.status_code == 201 and answered.json()["status"]["allowed"] is True

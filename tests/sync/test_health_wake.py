@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sync_gitops import Work, create, sync_namespace, unique, wait_for
+from sync_gitops import Work, create, pods_ready, sync_namespace, unique, wait_for
 
 API = "sync.kapi.dev/v1"
 
@@ -54,17 +54,8 @@ def test_status_write_wakes_the_waiting_sync(slow_poll_server, tmp_path):
     assert _conditions(sync)["Ready"]["status"] == "Unknown"
     assert f"Deployment/{ns}/web" in _conditions(sync)["Reconciling"]["message"]
 
-    live = json.loads(server.kubectl("get", "deployment", "web", "-n", ns, "-o", "json").stdout)
-    status = {
-        "observedGeneration": live["metadata"]["generation"],
-        "replicas": 2, "updatedReplicas": 2, "readyReplicas": 2, "availableReplicas": 2,
-        "conditions": [
-            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable", "message": "ok"},
-            {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "ok"},
-        ],
-    }
-    server.kubectl("patch", "deployment", "web", "-n", ns, "--subresource=status", "--type=merge",
-                   "-p", json.dumps({"status": status}))
+    # The kubelet's part: the Pods Ready; the Deployment's status write wakes the Sync.
+    pods_ready(server, ns, "web", 2)
     ready = wait_for(lambda: (r := _conditions(_sync(server, ns)).get("Ready", {})).get("status") == "True" and r,
                      timeout=60, what="the status write to wake the health check")
     assert ready["reason"] == "ReconciliationSucceeded"

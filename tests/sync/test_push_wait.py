@@ -16,7 +16,15 @@ import uuid
 
 import yaml
 from kapi_testserver import ROOT
-from sync_gitops import Work, create, hosted_sync, sync_namespace, unique, wait_for
+from sync_gitops import (
+    Work,
+    create,
+    hosted_sync,
+    pods_ready,
+    sync_namespace,
+    unique,
+    wait_for,
+)
 
 API = "sync.kapi.dev/v1"
 
@@ -100,23 +108,13 @@ def test_wait_fails_the_push_when_the_health_check_fails(kapi_server, tmp_path):
     push happened: the ref is updated and the Job applied all the same."""
     ns, work = _setup(kapi_server, tmp_path, wait=True, timeout="10m")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
-           "spec": {"template": {"spec": {"restartPolicy": "Never",
+           "spec": {"activeDeadlineSeconds": 0,
+                    "template": {"spec": {"restartPolicy": "Never",
                                           "containers": [{"name": "c", "image": "busybox"}]}}}}
     work.write("job.yaml", job)
-    result: dict[str, subprocess.CompletedProcess] = {}
-    pushing = threading.Thread(target=lambda: result.setdefault("done", _push(work, "job", "wait=5m")))
-    pushing.start()
-    try:
-        wait_for(lambda: f"Job/{ns}/once" in _conditions(_sync(kapi_server, ns)).get("Reconciling", {})
-                 .get("message", ""), timeout=60, what="the Sync waiting on the Job")
-        status = {"startTime": "2026-01-01T00:00:00Z", "failed": 1,
-                  "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
-                                  "message": "Job has reached the specified backoff limit"}]}
-        kapi_server.kubectl("patch", "job", "once", "-n", ns, "--subresource=status", "--type=merge",
-                            "-p", json.dumps({"status": status}))
-    finally:
-        pushing.join(timeout=120)
-    done = result["done"]
+    # The Job controller fails the Job at once (its deadline is 0 s:
+    # DeadlineExceeded), after the Sync has started waiting on it.
+    done = _push(work, "job", "wait=5m")
     assert done.returncode != 0, done.stderr
     lines = _lines(done)
     assert any(line.startswith(f"kapi: Sync {ns}/app: Waiting for 1 of 1 objects to become ready: "
@@ -185,14 +183,9 @@ def test_a_push_that_leaves_the_tracked_branch_alone_has_nothing_to_wait_for(kap
 
 
 def _mark_available(server, ns: str, name: str) -> None:
-    """Write what the Deployment controller writes once its pod is available."""
-    live = json.loads(server.kubectl("get", "deployment", name, "-n", ns, "-o", "json").stdout)
-    status = {"observedGeneration": live["metadata"]["generation"], "replicas": 1, "updatedReplicas": 1,
-              "readyReplicas": 1, "availableReplicas": 1,
-              "conditions": [{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
-                             {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}]}
-    server.kubectl("patch", "deployment", name, "-n", ns, "--subresource=status", "--type=merge",
-                   "-p", json.dumps({"status": status}))
+    """Play the kubelet: the Deployment's one Pod Running and Ready (kapi's
+    ReplicaSet and Deployment controllers write the status that follows)."""
+    pods_ready(server, ns, name, 1)
 
 
 def test_waits_at_once_are_bounded(kapi_server, tmp_path):

@@ -60,6 +60,9 @@ def test_forced_reconcile_writes_nothing_but_restores_drift(kapi_server, tmp_pat
     work.push("twenty and a deployment")
     kapi_server.kubectl("wait", "--for=condition=Ready", "sync/app", "-n", ns, "--timeout=60s")
     wait_for(lambda: len(_versions(kapi_server, ns)) == 21, what="21 objects")
+    # kapi's Deployment controller is done with it (its last status write).
+    wait_for(lambda: json.loads(kapi_server.kubectl("get", "deployment", "web", "-n", ns, "-o", "json").stdout)
+             .get("status", {}).get("updatedReplicas") == 1, what="the Deployment's status")
 
     # Unchanged input, no drift: nothing is written, not even the Deployment
     # whose containers the server defaulted (imagePullPolicy, protocol, ...).

@@ -1,19 +1,21 @@
 """``spec.wait`` and ``spec.timeout`` of a Sync on a real server and workers.
 
-Nothing runs workloads here, so a test plays the Deployment controller by
-writing the Deployment's ``/status`` with kubectl, as the controller would.
+Nothing runs workloads here, so a test plays the kubelet by marking the
+Deployment's Pods Ready; kapi's ReplicaSet and Deployment controllers write
+the status the health checks read.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
-from sync_gitops import Work, hosted_sync, wait_for
+from sync_gitops import Work, hosted_sync, pods_ready, wait_for
 
 
 def _deployment(name: str) -> dict:
@@ -38,21 +40,8 @@ def _conditions(sync: dict) -> dict[str, dict]:
 
 
 def _mark_available(server, ns: str, name: str, replicas: int = 2) -> None:
-    """Write what the Deployment controller writes once its pods are available."""
-    live = json.loads(server.kubectl("get", "deployment", name, "-n", ns, "-o", "json").stdout)
-    status = {
-        "observedGeneration": live["metadata"]["generation"],
-        "replicas": replicas, "updatedReplicas": replicas, "readyReplicas": replicas,
-        "availableReplicas": replicas,
-        "conditions": [
-            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
-             "message": "Deployment has minimum availability."},
-            {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable",
-             "message": "ReplicaSet has successfully progressed."},
-        ],
-    }
-    server.kubectl("patch", "deployment", name, "-n", ns, "--subresource=status", "--type=merge",
-                   "-p", json.dumps({"status": status}))
+    """Make the Deployment available: its Pods Ready."""
+    pods_ready(server, ns, name, replicas)
 
 
 def test_wait_reports_progress_until_the_deployment_is_available(kapi_server, tmp_path):
@@ -75,7 +64,7 @@ def test_wait_reports_progress_until_the_deployment_is_available(kapi_server, tm
     assert conds["Ready"]["reason"] == "Progressing"
     assert conds["Reconciling"]["reason"] == "Progressing"
     assert f"Deployment/{ns}/web" in conds["Reconciling"]["message"]
-    assert "Replicas: 0/2" in conds["Reconciling"]["message"]
+    assert re.search(r"(Replicas|Updated|Ready|Available): 0/2", conds["Reconciling"]["message"])
     # The objects are applied while the Sync waits; the ConfigMap is healthy.
     assert "ConfigMap" not in conds["Reconciling"]["message"]
     kapi_server.kubectl("get", "configmap", "conf", "-n", ns)
@@ -96,15 +85,14 @@ def test_wait_reports_progress_until_the_deployment_is_available(kapi_server, tm
     assert (entry["applied"], entry["lastReconciledStatus"]) == (2, "ReconciliationSucceeded"), entry
     assert len(sync["status"]["history"]) == 1, sync["status"]["history"]
 
-    # A new revision scales the Deployment up: waiting again until the
-    # controller (here: the test) observed the new generation.
+    # A new revision scales the Deployment up: waiting again until its third
+    # Pod is available.
     dep = _deployment("web")
     dep["spec"]["replicas"] = 3
     work.write("app.yaml", dep)
     work.push("scale")
-    wait_for(lambda: "generation is 2, but latest observed generation is 1"
-             in _conditions(_sync(kapi_server, ns)).get("Reconciling", {}).get("message", ""),
-             what="waiting on the new generation")
+    wait_for(lambda: "Deployment/" in _conditions(_sync(kapi_server, ns)).get("Reconciling", {}).get("message", ""),
+             what="waiting on the scaled Deployment")
     _mark_available(kapi_server, ns, "web", replicas=3)
     wait_for(lambda: _conditions(_sync(kapi_server, ns)).get("Ready", {}).get("status") == "True",
              what="Ready after the new generation is available")
@@ -139,20 +127,15 @@ def test_wait_times_out_with_health_check_failed(kapi_server, tmp_path):
 
 def test_failed_job_fails_the_health_check_at_once(kapi_server, tmp_path):
     """kstatus Failed (a Job with Failed=True) ends the wait without waiting
-    for the timeout."""
+    for the timeout: here kapi's Job controller fails the Job at once
+    (``activeDeadlineSeconds: 0``, DeadlineExceeded)."""
     ns, work = _setup(kapi_server, tmp_path, wait=True, timeout="10m")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
-           "spec": {"template": {"spec": {"restartPolicy": "Never",
+           "spec": {"activeDeadlineSeconds": 0,
+                    "template": {"spec": {"restartPolicy": "Never",
                                           "containers": [{"name": "c", "image": "busybox"}]}}}}
     work.write("job.yaml", job)
     work.push("job")
-    wait_for(lambda: f"Job/{ns}/once" in _conditions(_sync(kapi_server, ns)).get("Reconciling", {}).get("message", ""),
-             what="waiting on the Job")
-    status = {"startTime": "2026-01-01T00:00:00Z", "failed": 1,
-              "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
-                              "message": "Job has reached the specified backoff limit"}]}
-    kapi_server.kubectl("patch", "job", "once", "-n", ns, "--subresource=status", "--type=merge",
-                        "-p", json.dumps({"status": status}))
     ready = wait_for(lambda: (r := _conditions(_sync(kapi_server, ns)).get("Ready", {})).get("reason")
                      == "HealthCheckFailed" and r, what="HealthCheckFailed")
     assert ready["status"] == "False"

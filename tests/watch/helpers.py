@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import time
 
+from tests.api.conftest import ROOT_CA, own
+
+__all__ = ["ROOT_CA", "cm_path", "create", "delete", "own", "rv", "summary", "update", "wait_compacted"]
+
 
 def cm_path(ns: str, name: str = "") -> str:
     return f"/api/v1/namespaces/{ns}/configmaps" + (f"/{name}" if name else "")

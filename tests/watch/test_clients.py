@@ -11,7 +11,7 @@ import pytest
 from kapi_testserver import kubectl_binary, start_server, stop_server
 from kubernetes import client, config, watch
 
-from tests.watch.helpers import create, delete, update
+from tests.watch.helpers import ROOT_CA, create, delete, update
 
 
 def cm_manifest(ns: str, name: str) -> str:
@@ -59,7 +59,9 @@ def test_kubectl_chunk_size(watch_server, watch_api, watch_ns):
     for i in range(5):
         create(watch_api, watch_ns, f"c{i}")
     r = watch_server.kubectl("get", "configmaps", "-n", watch_ns, "--chunk-size=2", "-o", "name", "-v=6")
-    assert r.stdout.split() == [f"configmap/c{i}" for i in range(5)]
+    # The namespace also holds the root-CA publisher's ConfigMap (after the
+    # c*, in name order): six objects, three pages.
+    assert r.stdout.split() == [f"configmap/c{i}" for i in range(5)] + [f"configmap/{ROOT_CA}"]
     assert r.stderr.count("limit=2") >= 3, r.stderr
 
 
@@ -94,10 +96,13 @@ def test_list_then_watch_across_restart(served_dir):
         api_client = config.new_client_from_config(config_file=str(server.kubeconfig_path))
         v1 = client.CoreV1Api(api_client)
         v1.create_namespace({"metadata": {"name": "r"}})
+        # The root-CA publisher's ConfigMap lands in every new namespace: let
+        # it land before the list, and leave it out of what the test saw.
+        _wait_for_root_ca(v1, "r")
         v1.create_namespaced_config_map("r", {"metadata": {"name": "one"}})
         listed = v1.list_namespaced_config_map("r")
         last = listed.metadata.resource_version
-        seen = {i.metadata.name for i in listed.items}
+        seen = {i.metadata.name for i in listed.items} - {ROOT_CA}
         v1.create_namespaced_config_map("r", {"metadata": {"name": "two"}})
         api_client.close()
         port = int(server.url.rsplit(":", 1)[1])
@@ -115,3 +120,10 @@ def test_list_then_watch_across_restart(served_dir):
         api_client.close()
     finally:
         stop_server(server)
+
+
+def _wait_for_root_ca(v1, ns: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not any(i.metadata.name == ROOT_CA for i in v1.list_namespaced_config_map(ns).items):
+        assert time.monotonic() < deadline, f"no {ROOT_CA} in {ns}"
+        time.sleep(0.05)

@@ -9,12 +9,22 @@ import time
 
 from tests.api.conftest import assert_status
 from tests.watch.conftest import stream_events
-from tests.watch.helpers import cm_path, create, delete, rv, update, wait_compacted
+from tests.watch.helpers import (
+    ROOT_CA,
+    cm_path,
+    create,
+    delete,
+    own,
+    rv,
+    update,
+    wait_compacted,
+)
 
 
 def names(r) -> list[str]:
+    """The listed names, the root-CA publisher's ConfigMap left out."""
     assert r.status_code == 200, r.text
-    return [i["metadata"]["name"] for i in r.json()["items"]]
+    return [i["metadata"]["name"] for i in own(r.json()["items"])]
 
 
 def test_get_resource_versions(watch_api, watch_ns):
@@ -71,7 +81,13 @@ def test_list_with_limit_and_resource_version_is_exact(watch_api, watch_ns):
     assert r.json()["items"][0]["data"] == {"k": "0"}
     r = watch_api.get(path, params={"limit": "1", "resourceVersion": str(rv(a))})
     page = r.json()
-    assert names(r) == ["a"] and "continue" not in page["metadata"]
+    assert names(r) == ["a"]
+    # At rv(a) the namespace held "a" and the root-CA publisher's ConfigMap
+    # (after "a" in name order), not "b": one more page, then none.
+    r = watch_api.get(path, params={"limit": "1", "continue": page["metadata"]["continue"]})
+    page = r.json()
+    assert [i["metadata"]["name"] for i in page["items"]] == [ROOT_CA]
+    assert page["metadata"]["resourceVersion"] == str(rv(a)) and "continue" not in page["metadata"]
     # "0" is Any: a process's cache may answer a moment behind the last write
     # (never with a state that did not exist), so ask until it has caught up.
     for _ in range(200):
@@ -113,7 +129,9 @@ def test_chunked_list_is_a_consistent_snapshot(watch_api, watch_ns):
     path = cm_path(watch_ns)
     first = watch_api.get(path, params={"limit": "3"}).json()
     version = first["metadata"]["resourceVersion"]
-    assert first["metadata"]["remainingItemCount"] == 4
+    # Eight objects: the seven and the root-CA publisher's ConfigMap (first in
+    # name order).
+    assert first["metadata"]["remainingItemCount"] == 5
     # Writes after the first page.
     create(watch_api, watch_ns, "o9")
     delete(watch_api, watch_ns, "o5")
@@ -126,11 +144,11 @@ def test_chunked_list_is_a_consistent_snapshot(watch_api, watch_ns):
         assert page["metadata"]["resourceVersion"] == version
         remaining.append(page["metadata"].get("remainingItemCount"))
         seen += [i["metadata"]["name"] for i in page["items"]]
-        for item in page["items"]:
+        for item in own(page["items"]):
             assert item["data"] == {"k": "0"}
         token = page["metadata"].get("continue")
-    assert seen == [f"o{i}" for i in range(7)]
-    assert remaining == [1, None]
+    assert seen == [ROOT_CA] + [f"o{i}" for i in range(7)]
+    assert remaining == [2, None]
 
 
 def test_tampered_continue_is_bad_request(watch_api, watch_ns):
@@ -145,11 +163,13 @@ def test_compaction_gives_410(watch_api, watch_ns, db):
     from it gets an ERROR event with a 410 Expired Status; an exact list gets
     410 Expired; an old continue token gets 410 Expired with a fresh token
     that lists the rest at the latest version; newer versions still work."""
+    # Named to sort before the root-CA publisher's ConfigMap: the first page
+    # is a0 and a1.
     for i in range(4):
-        create(watch_api, watch_ns, f"o{i}")
+        create(watch_api, watch_ns, f"a{i}")
     first = watch_api.get(cm_path(watch_ns), params={"limit": "2"}).json()
     old = int(first["metadata"]["resourceVersion"])
-    update(watch_api, watch_ns, "o0", data={"k": "x"})
+    update(watch_api, watch_ns, "a0", data={"k": "x"})
     compacted = wait_compacted(db, old)
     # Every watch from before the compaction: of the resource written since, of
     # one not written at all in the window, across all namespaces.
@@ -167,7 +187,7 @@ def test_compaction_gives_410(watch_api, watch_ns, db):
     status = assert_status(r, 410, "Expired")
     fresh = status["metadata"]["continue"]
     rest = watch_api.get(cm_path(watch_ns), params={"limit": "2", "continue": fresh})
-    assert names(rest) == ["o2", "o3"]
+    assert names(rest) == ["a2", "a3"]
     # At or after the compacted revision, history is still there.
     r = watch_api.get(cm_path(watch_ns), params={"resourceVersion": str(compacted), "resourceVersionMatch": "Exact"})
     assert r.status_code == 200
