@@ -33,7 +33,7 @@ import yaml
 
 from kapi.admin.managed_fields import OwnerNode, owner_tree
 
-__all__ = ["FieldLine", "ObjectDiff", "compare", "rendered"]
+__all__ = ["FieldLine", "ObjectDiff", "Row", "compare", "rendered"]
 
 SYNC_MANAGER = "kapi-sync"
 _SYSTEM_META = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
@@ -76,10 +76,14 @@ class FieldLine:
     owners: list[str] = field(default_factory=list)
 
 
+Row = tuple["FieldLine | None", "FieldLine | None"]
+
+
 @dataclass
 class ObjectDiff:
-    desired: list[FieldLine]
-    live: list[FieldLine]
+    #: Side by side, aligned: (desired line, live line), either None where
+    #: that side has nothing at this place.
+    rows: list[Row]
     counts: dict[str, int]
 
     @property
@@ -100,88 +104,155 @@ def _scalar(value: Any) -> str:
 def _item_key(item: Any, index: int) -> Any:
     if isinstance(item, dict) and isinstance(item.get("name"), str):
         return ("name", item["name"])
+    if not isinstance(item, (dict, list)):
+        return ("v", _scalar(item))
     return ("i", index)
-
-
-def _find(items: list | None, key: Any) -> Any:
-    if not isinstance(items, list):
-        return _MISSING
-    for index, item in enumerate(items):
-        if _item_key(item, index) == key:
-            return item
-    return _MISSING
 
 
 _MISSING = object()
 
 
-def _lines(value: Any, other: Any, owners: OwnerNode | None, indent: int, prefix: str,
-           out: list[FieldLine], live_side: bool) -> None:
-    """Write ``prefix`` + ``value`` as YAML lines classed against ``other``
-    (the other side's value at the same place, ``_MISSING`` if none)."""
-    if isinstance(value, dict) and value:
-        out.append(FieldLine(prefix, _class(value, other, owners, live_side, container=True)))
-        for key, sub in value.items():
-            child = owners.child(f"f:{key}") if owners else None
-            there = other.get(key, _MISSING) if isinstance(other, dict) else _MISSING
-            _lines(sub, there, child, indent + 2, " " * (indent + 2) + _scalar(key) + ":", out, live_side)
-        return
-    if isinstance(value, list) and value:
-        out.append(FieldLine(prefix, _class(value, other, owners, live_side, container=True)))
-        for index, item in enumerate(value):
-            child = owners.item(item, index) if owners else None
-            there = _find(other if isinstance(other, list) else None, _item_key(item, index))
-            start = len(out)
-            _lines(item, there, child, indent + 2, " " * (indent + 2) + "-", out, live_side)
-            if isinstance(item, dict) and item and len(out) > start + 1:
-                # "- key: value" on the dash line, as YAML prints a list of mappings.
-                first, second = out[start], out[start + 1]
-                second.text = " " * (indent + 2) + "- " + second.text.lstrip()
-                del out[start]
-                second.css = second.css or first.css
-        return
-    line = FieldLine(f"{prefix} {_scalar(value)}", _class(value, other, owners, live_side))
-    line.owners = [m for m in (owners.managers if owners else [])]
-    out.append(line)
+@dataclass
+class _Owners:
+    """Who owns a place in the live object: its node of the managedFields
+    tree, and the managers owning a whole subtree above it."""
+
+    node: OwnerNode | None
+    inherited: tuple[str, ...] = ()
+
+    def managers(self) -> list[str]:
+        return list(self.inherited) + (self.node.managers if self.node else [])
+
+    def _down(self, node: OwnerNode | None) -> _Owners:
+        return _Owners(node, self.inherited + tuple(self.node.whole if self.node else ()))
+
+    def child(self, key: str) -> _Owners:
+        return self._down(self.node.child(f"f:{key}") if self.node else None)
+
+    def item(self, value: Any, index: int) -> _Owners:
+        return self._down(self.node.item(value, index) if self.node else None)
 
 
-def _managers(owners: OwnerNode | None) -> list[str]:
-    return [m.split(" (", 1)[0] for m in (owners.managers if owners else [])]
+def _others(owners: _Owners) -> list[str]:
+    return [m for m in owners.managers() if m.split(" (", 1)[0] != SYNC_MANAGER]
 
 
-def _class(value: Any, other: Any, owners: OwnerNode | None, live_side: bool, container: bool = False) -> str:
-    if other is _MISSING:
-        if not live_side:
-            return "missing"
-        managers = [m for m in _managers(owners) if m != SYNC_MANAGER]
-        if managers:
-            return "other"
-        return "" if container else "default"
-    if container:
-        return ""
-    return "same" if value == other else "drifted"
+class _Writer:
+    """Writes both sides of one object as aligned rows."""
+
+    def __init__(self, live_stored: bool) -> None:
+        self.rows: list[Row] = []
+        self.live_stored = live_stored
+
+    def one_side(self, value: Any, owners: _Owners | None, indent: int, prefix: str, left: bool) -> None:
+        """``value`` on one side only (desired: missing; live: another
+        manager's, or defaulted)."""
+        if left:
+            css, who = ("missing" if self.live_stored else ""), []
+        else:
+            who = _others(owners) if owners else []
+            css = "other" if who else "default"
+        container = isinstance(value, (dict, list)) and bool(value)
+        line = FieldLine(prefix if container else f"{prefix} {_scalar(value)}", css, who)
+        self.rows.append((line, None) if left else (None, line))
+        if isinstance(value, dict) and value:
+            for key, sub in value.items():
+                self.one_side(sub, owners.child(key) if owners else None, indent + 2,
+                              " " * (indent + 2) + _scalar(key) + ":", left)
+        elif isinstance(value, list) and value:
+            for index, item in enumerate(value):
+                start = len(self.rows)
+                self.one_side(item, owners.item(item, index) if owners else None, indent + 2,
+                              " " * (indent + 2) + "-", left)
+                self._dash(start, indent + 2)
+
+    def both(self, want: Any, have: Any, owners: _Owners, indent: int, prefix: str) -> None:
+        """One place in both objects: ``want`` (desired) and ``have`` (live),
+        either ``_MISSING``."""
+        if have is _MISSING:
+            self.one_side(want, None, indent, prefix, True)
+            return
+        if want is _MISSING:
+            self.one_side(have, owners, indent, prefix, False)
+            return
+        if isinstance(want, dict) and isinstance(have, dict) and want and have:
+            self.rows.append((FieldLine(prefix), FieldLine(prefix)))
+            for key in [*want, *(k for k in have if k not in want)]:
+                self.both(want.get(key, _MISSING), have.get(key, _MISSING), owners.child(key),
+                          indent + 2, " " * (indent + 2) + _scalar(key) + ":")
+            return
+        if isinstance(want, list) and isinstance(have, list) and want and have:
+            self.rows.append((FieldLine(prefix), FieldLine(prefix)))
+            live_items = {_item_key(item, i): (i, item) for i, item in enumerate(have)}
+            wanted = set()
+            for index, item in enumerate(want):
+                key = _item_key(item, index)
+                wanted.add(key)
+                at, there = live_items.get(key, (index, _MISSING))
+                start = len(self.rows)
+                self.both(item, there, owners.item(there, at) if there is not _MISSING else owners,
+                          indent + 2, " " * (indent + 2) + "-")
+                self._dash(start, indent + 2)
+            for key, (index, item) in live_items.items():
+                if key not in wanted:
+                    start = len(self.rows)
+                    self.one_side(item, owners.item(item, index), indent + 2, " " * (indent + 2) + "-", False)
+                    self._dash(start, indent + 2)
+            return
+        if isinstance(want, (dict, list)) or isinstance(have, (dict, list)):
+            if want == have:  # both empty
+                line = FieldLine(f"{prefix} {_scalar(want)}", "same")
+                self.rows.append((line, FieldLine(line.text, "same")))
+                return
+            # A mapping against a scalar, or the like: each side on its own, drifted.
+            start = len(self.rows)
+            self.one_side(want, None, indent, prefix, True)
+            self.one_side(have, owners, indent, prefix, False)
+            for row in self.rows[start:]:
+                for line in row:
+                    if line is not None:
+                        line.css = "drifted"
+            return
+        css = "same" if want == have else "drifted"
+        who = _others(owners) if css == "drifted" else []
+        self.rows.append((FieldLine(f"{prefix} {_scalar(want)}", css),
+                          FieldLine(f"{prefix} {_scalar(have)}", css, who)))
+
+    def _dash(self, start: int, indent: int) -> None:
+        """Fold a list item's "-" line into its first key's line on each side,
+        as YAML prints a list of mappings ("- name: web")."""
+        if len(self.rows) <= start + 1:
+            return
+        head = self.rows[start]
+        for side in (0, 1):
+            if head[side] is None or head[side].text.strip() != "-":
+                continue
+            nxt = next((r[side] for r in self.rows[start + 1:] if r[side] is not None), None)
+            if nxt is None:
+                continue
+            nxt.text = " " * indent + "- " + nxt.text.lstrip()
+            nxt.css = nxt.css or head[side].css
+            head = self.rows[start] = (None, head[1]) if side == 0 else (head[0], None)
+        if head == (None, None):
+            del self.rows[start]
 
 
 def compare(desired: dict | None, live: dict | None) -> ObjectDiff:
-    """Both sides as classed YAML lines (either may be None: not rendered / not stored)."""
-    tree = owner_tree((live or {}).get("metadata", {}).get("managedFields")) if live else None
+    """Both sides as aligned, classed YAML lines (either may be None: not
+    rendered / not stored)."""
+    owners = _Owners(owner_tree((live or {}).get("metadata", {}).get("managedFields")) if live else None)
     shown = _live_shown(live) if live else None
-    left: list[FieldLine] = []
-    right: list[FieldLine] = []
-    if desired is not None:
-        for key, value in desired.items():
-            there = shown.get(key, _MISSING) if shown is not None else _MISSING
-            _lines(value, there, None, 0, _scalar(key) + ":", left, False)
-    if shown is not None:
-        for key, value in shown.items():
-            there = desired.get(key, _MISSING) if desired is not None else _MISSING
-            child = tree.child(f"f:{key}") if tree else None
-            _lines(value, there, child, 0, _scalar(key) + ":", right, True)
+    writer = _Writer(shown is not None)
+    want = desired if desired is not None else {}
+    have = shown if shown is not None else {}
+    for key in [*want, *(k for k in have if k not in want)]:
+        writer.both(want.get(key, _MISSING), have.get(key, _MISSING) if shown is not None else _MISSING,
+                    owners.child(key), 0, _scalar(key) + ":")
     counts: dict[str, int] = {}
-    for line in left + right:
-        if line.css:
+    for left, right in writer.rows:
+        # A drifted value counts once, not once per side; containers not at all.
+        line = left or right
+        is_value = line is not None and not line.text.rstrip().endswith(":")
+        if line is not None and line.css and is_value:
             counts[line.css] = counts.get(line.css, 0) + 1
-    # A drifted value counts once, not once per side.
-    if "drifted" in counts:
-        counts["drifted"] //= 2
-    return ObjectDiff(left, right, counts)
+    return ObjectDiff(writer.rows, counts)

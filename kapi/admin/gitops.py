@@ -174,7 +174,7 @@ def sync_rows(sync_rt, repo_rt, namespaces: list[str] | None,
 def _count_drift(rows: list[SyncRow], namespaces: list[str] | None) -> None:
     """Fill ``drifted`` (changed by another manager since the Sync applied it)
     and ``missing`` (in the inventory, not stored) of each row."""
-    from sync.changes import drifted
+    from kapi.admin.synctree import applied_by_sync, drifted
 
     if not rows:
         return
@@ -185,10 +185,10 @@ def _count_drift(rows: list[SyncRow], namespaces: list[str] | None) -> None:
         labels = meta.get("labels") or {}
         key = (labels.get(_LABEL_NAMESPACE, ""), labels.get(_LABEL_NAME, ""))
         row = by_key.get(key)
-        if row is None:
+        if row is None or not applied_by_sync(meta):
             continue
         found[key] = found.get(key, 0) + 1
-        if meta.get("managedFields") and drifted(meta, False):
+        if drifted(meta):
             row.drifted += 1
     for key, row in by_key.items():
         row.missing = max(0, row.inventory - found.get(key, 0))

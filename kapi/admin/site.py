@@ -12,7 +12,7 @@ object's namespace ``_``)::
     kinds/                                               API groups and kinds
     syncs/                                               GitRepositories and Syncs
     .../syncs/<ns>/<name>/tree/  revisions/  diff/       a Sync's tree, revisions, diff
-    live/                                                server-sent events of a watch
+    live/                                                has a live page changed? (``views.live``)
 
 Every page needs a staff user (``admin_view``) and reads as that user's
 Kubernetes identity: RBAC decides what it shows (``kapi.admin.access``); edits
@@ -33,6 +33,9 @@ class KapiAdminSite(admin.AdminSite):
     site_title = "kapi admin"
     index_title = "Kubernetes API"
     index_template = "kapi_admin/index.html"
+    # The sidebar would list only Django's own models (users, groups): the
+    # GitOps home and the kind tables are the navigation.
+    enable_nav_sidebar = False
 
     @property
     def login_form(self):
@@ -49,7 +52,7 @@ class KapiAdminSite(admin.AdminSite):
         return response
 
     def get_urls(self):
-        from kapi.admin.views import browse, detail, edit, syncdiff, synctree, syncs
+        from kapi.admin.views import browse, detail, edit, live, syncdiff, synctree, syncs
 
         v = self.admin_view
         kind = "kapi/<str:group>/<str:version>/<str:plural>/"
@@ -57,6 +60,7 @@ class KapiAdminSite(admin.AdminSite):
         return [
             path("kinds/", v(self.kinds), name="kapi_kinds"),
             path("syncs/", v(syncs.sync_list), name="kapi_syncs"),
+            path("live/", v(live.live), name="kapi_live"),
             path(obj + "tree/", v(synctree.tree_page), name="kapi_sync_tree"),
             path(obj + "revisions/", v(syncdiff.revisions_page), name="kapi_sync_revisions"),
             path(obj + "diff/", v(syncdiff.diff_page), name="kapi_sync_diff"),

@@ -9,11 +9,13 @@ Each node has its kind, name, health (kstatus rules, ``sync.health``) and
 sync state:
 
 ``in-sync``   applied by the Sync and not changed by another manager since;
-``drifted``   changed by another field manager after the Sync applied it
-              (the Sync corrects it on its next pass);
+``drifted``   its content changed by another field manager after the Sync
+              applied it (``drifted``; the Sync corrects it on its next pass);
 ``missing``   in the inventory but not stored (deleted behind its back);
 ``pruned``    labelled with the Sync, out of its inventory, being deleted;
-``orphaned``  labelled with the Sync, out of its inventory, still there;
+``orphaned``  labelled with the Sync, out of its inventory, still there
+              (objects a controller copied the labels to, which the Sync
+              never applied, are not: a Service's Endpoints);
 ``owned``     not applied by the Sync: created by a controller for an owner.
 
 Nodes the signed-in user may not ``get`` are left out (with their subtrees),
@@ -28,9 +30,10 @@ from typing import Any
 
 from kapi.storage import gitopsreads
 
-__all__ = ["MAX_NODES", "Node", "Tree", "build", "flatten"]
+__all__ = ["MAX_NODES", "Node", "Tree", "applied_by_sync", "build", "drifted", "flatten"]
 
 MAX_NODES = 5000
+SYNC_MANAGER = "kapi-sync"
 _LABEL_NAME = "sync.kapi.dev/name"
 _LABEL_NAMESPACE = "sync.kapi.dev/namespace"
 
@@ -62,6 +65,29 @@ class Tree:
     hidden: int = 0
 
 
+def applied_by_sync(meta: Object) -> bool:
+    """Whether the Sync applied the object (``kapi-sync`` owns fields of it),
+    rather than a controller copying the Sync's labels onto its own object."""
+    return any(isinstance(e, dict) and e.get("manager") == SYNC_MANAGER
+               for e in meta.get("managedFields") or [])
+
+
+def drifted(meta: Object) -> bool:
+    """Whether another field manager changed the object's content since the
+    Sync applied it: a manager other than ``kapi-sync`` (not a status write)
+    whose entry is as new as the Sync's and owns fields outside ``metadata``.
+    Labels or annotations added by others (``kubectl label``, a controller's
+    revision annotation) are not drift; the diff page compares values."""
+    entries = [e for e in meta.get("managedFields") or [] if isinstance(e, dict)]
+    ours = max((str(e.get("time") or "") for e in entries if e.get("manager") == SYNC_MANAGER), default="")
+    return any(
+        e.get("manager") != SYNC_MANAGER and e.get("subresource") != "status"
+        and str(e.get("time") or "") >= ours
+        and any(k != "f:metadata" for k in (e.get("fieldsV1") or {}))
+        for e in entries
+    )
+
+
 def _health(obj: Object | None) -> tuple[str, str]:
     from sync.health import compute
 
@@ -88,7 +114,6 @@ def build(sync: Object, may_get: Callable[[Any, str, str], bool]) -> Tree:
     says whether the user may see a node."""
     from kapi.admin.views.common import stored_type
     from kapi.registry.catalog import catalog
-    from sync.changes import drifted
 
     served = catalog()
     tree = Tree()
@@ -108,14 +133,18 @@ def build(sync: Object, may_get: Callable[[Any, str, str], bool]) -> Tree:
         node.obj = node.rt.strategy.from_storage(stored.object, node.rt.version)
         meta = node.obj.get("metadata") or {}
         node.uid = str(meta.get("uid") or "")
-        node.state = "drifted" if drifted(meta, False) else "in-sync"
+        node.state = "drifted" if drifted(meta) else "in-sync"
     meta = sync.get("metadata") or {}
     labels = {_LABEL_NAMESPACE: meta.get("namespace", ""), _LABEL_NAME: meta.get("name", "")}
     known = {n.uid for n in applied if n.uid}
     for stored in gitopsreads.with_labels(labels):
         uid = str((stored.object.get("metadata") or {}).get("uid") or "")
         rt = stored_type(stored.group, stored.resource)
-        if uid in known or rt is None or not may_get(rt, stored.namespace, stored.name):
+        if uid in known or rt is None or not applied_by_sync(stored.object.get("metadata") or {}):
+            # Not the Sync's: a controller copied its labels (a Service's
+            # Endpoints and EndpointSlices); owned ones appear under their owner.
+            continue
+        if not may_get(rt, stored.namespace, stored.name):
             continue
         obj = rt.strategy.from_storage(stored.object, rt.version)
         gone = bool((obj.get("metadata") or {}).get("deletionTimestamp"))

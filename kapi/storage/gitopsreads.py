@@ -9,7 +9,9 @@ by label, in a fixed number of statements whatever the page shows.
   migration 0005; its predicate appears verbatim so the index is used), so
   a tree of owners is read one level per statement, never one per node;
 * ``labelled``: the metadata of every object carrying a label key (the
-  objects Syncs applied, ``sync.kapi.dev/name``), on the labels GIN index.
+  objects Syncs applied, ``sync.kapi.dev/name``), on the labels GIN index;
+* ``changes_since``: which namespaces changed after a version (the admin's
+  live pages), a range of the change log's primary key.
 
 Objects come back as stored, ``metadata.resourceVersion`` put back.
 """
@@ -25,7 +27,7 @@ from django.db import connection
 
 from kapi.storage.interface import Object
 
-__all__ = ["StoredObject", "at_keys", "in_namespaces", "labelled", "owned_by", "with_labels"]
+__all__ = ["StoredObject", "at_keys", "changes_since", "in_namespaces", "labelled", "owned_by", "with_labels"]
 
 
 @dataclass(frozen=True)
@@ -117,3 +119,25 @@ def with_labels(labels: dict[str, str]) -> list[StoredObject]:
         f"SELECT {_COLUMNS} FROM kapi_object WHERE labels @> %s::jsonb ORDER BY 1, 2, 3, 4",
         [orjson.dumps(labels).decode()],
     )
+
+
+def changes_since(resource_version: int, limit: int = 1000) -> tuple[int, set[tuple[str, str, str]], bool]:
+    """The change log after ``resource_version``, as (the newest version, the
+    (group, resource, namespace) changed, whether there were more than
+    ``limit`` changes); a range read on the log's primary key, however long
+    the log. ``resource_version`` 0: only the newest version."""
+    with connection.cursor() as cur:
+        if resource_version <= 0:
+            cur.execute("SELECT coalesce(max(resource_version), 0) FROM kapi_change")
+            return int(cur.fetchone()[0]), set(), False
+        cur.execute(
+            'SELECT resource_version, "group", resource, namespace FROM kapi_change'
+            " WHERE resource_version > %s ORDER BY resource_version LIMIT %s",
+            [resource_version, limit + 1],
+        )
+        rows = cur.fetchall()
+    if not rows:
+        return resource_version, set(), False
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return int(rows[-1][0]), {(g, r, ns) for _rv, g, r, ns in rows}, more

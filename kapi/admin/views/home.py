@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from kapi.admin import access, gitops
 from kapi.admin.views.common import object_url, site_context
+from kapi.admin.views.live import live_context
 
 __all__ = ["home", "sync_types"]
 
@@ -42,11 +43,12 @@ def home(request):
         "filters": {"namespace": namespace, "state": state, "q": text},
         "states": gitops.STATES,
         "served": sync_rt is not None,
-        "live": True,
     }
     if sync_rt is None:
         return render(request, "kapi_admin/home.html", site_context(request, context))
     readable = access.readable_namespaces(request, sync_rt)
+    # Before the Syncs are read: a change after this makes the page stale.
+    stamp = live_context([], [f"{t.stored_group}/{t.stored_resource}" for t in (sync_rt, repo_rt) if t])
     if namespace:
         shown = [namespace] if readable is None or namespace in readable else []
     else:
@@ -69,6 +71,7 @@ def home(request):
         if readable is not None else _all_namespaces(),
         limited=readable is not None,
         sync_rt=sync_rt,
+        **{**stamp, "live_namespaces": " ".join(sorted({r.namespace for r in rows} | {r.target for r in rows}))},
     )
     return render(request, "kapi_admin/home.html", site_context(request, context))
 

@@ -23,6 +23,7 @@ from pygments.lexers import DiffLexer
 from kapi.admin import access, desired, gitops
 from kapi.admin.views.common import kind_url, object_url, site_context
 from kapi.admin.views.detail import _DIFF, without_managed_fields
+from kapi.admin.views.live import live_context
 from kapi.admin.views.synctree import sync_object
 from kapi.api.renderers import dump_yaml
 from kapi.errors import StatusError
@@ -90,6 +91,7 @@ def _live(entries, may_get) -> dict:
 
 
 def diff_page(request, group, version, plural, namespace, name):
+    stamp = live_context([])
     rt, ns, sync = sync_object(request, group, version, plural, namespace, name)
     repo = _repository(request, sync)
     row = gitops.summarize(sync, repo)
@@ -114,8 +116,7 @@ def diff_page(request, group, version, plural, namespace, name):
     objects = []
     for entry in chosen:
         result = desired.compare(without_managed_fields(entry.obj), live.get(entry.id))
-        objects.append({"entry": entry, "live": entry.id in live, "diff": result,
-                        "rows": list(_zip(result))})
+        objects.append({"entry": entry, "live": entry.id in live, "diff": result, "rows": result.rows})
     from sync.apply import parse_id
 
     inventory = ((sync.get("status") or {}).get("inventory") or {}).get("entries") or []
@@ -128,15 +129,9 @@ def diff_page(request, group, version, plural, namespace, name):
                 continue
             pruned.append(f"{kind} {item_ns + '/' if item_ns else ''}{item_name}")
     context.update(error=error, objects=objects, pruned=pruned if not wanted else [],
-                   prune_on=(sync.get("spec") or {}).get("prune", True))
+                   prune_on=(sync.get("spec") or {}).get("prune", True),
+                   **{**stamp, "live_namespaces": " ".join(sorted({ns} | {e.namespace for e in chosen if e.namespace}))})
     return render(request, "kapi_admin/sync_diff.html", site_context(request, context))
-
-
-def _zip(result: desired.ObjectDiff):
-    """Rows of the side-by-side view: the two sides' lines, aligned by position."""
-    left, right = result.desired, result.live
-    for i in range(max(len(left), len(right))):
-        yield (left[i] if i < len(left) else None, right[i] if i < len(right) else None)
 
 
 def revisions_page(request, group, version, plural, namespace, name):

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from kapi.admin import access, gitops, synctree
 from kapi.admin.views.common import kind_url, object_url, resource_type, site_context, url_namespace
 from kapi.admin.views.detail import _get, sync_kind
+from kapi.admin.views.live import live_context
 
 __all__ = ["sync_object", "tree_page"]
 
@@ -25,6 +26,7 @@ def sync_object(request, group, version, plural, namespace, name):
 
 def tree_page(request, group, version, plural, namespace, name):
     rt, ns, sync = sync_object(request, group, version, plural, namespace, name)
+    stamp = live_context([])
     tree = synctree.build(sync, lambda t, n, m: access.allowed(request, "get", t, n, m))
     nodes = synctree.flatten(tree.roots)
     for node in nodes:
@@ -45,7 +47,7 @@ def tree_page(request, group, version, plural, namespace, name):
         "row": gitops.summarize(sync, None),
         "tree": tree,
         "nodes": nodes,
-        "live": True,
-        "live_watch": f"{rt.plural}.{rt.group}",
+        **stamp,
+        "live_namespaces": " ".join(sorted({ns} | {n.namespace for n in nodes if n.namespace})),
     }
     return render(request, "kapi_admin/sync_tree.html", site_context(request, context))
