@@ -164,7 +164,10 @@ def revisions_page(request, group, version, plural, namespace, name):
         for oid in sorted(set(old) | set(new)):
             before = dump_yaml(old[oid].obj).decode().splitlines() if oid in old else []
             after = dump_yaml(new[oid].obj).decode().splitlines() if oid in new else []
-            lines = list(difflib.unified_diff(before, after, f"{a[:12]}/{oid}", f"{b[:12]}/{oid}", lineterm=""))
+            entry = new.get(oid) or old[oid]
+            label = f"{entry.kind} {entry.namespace + '/' if entry.namespace else ''}{entry.name}"
+            lines = list(difflib.unified_diff(before, after, f"{label} at {a[:12]}", f"{label} at {b[:12]}",
+                                              lineterm=""))
             if lines:
                 chunks.append("\n".join(lines))
         diff = "\n".join(chunks)
