@@ -148,7 +148,17 @@ def _median_ms(client, url: str, runs: int, must: str) -> float:
     return round(statistics.median(times), 1)
 
 
-def measure(syncs: int, deployments: int, runs: int) -> dict:
+def profile(client, url: str) -> None:
+    """The page's 25 costliest functions (cumulative), to stderr."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.runcall(client.get, url)
+    pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+
+
+def measure(syncs: int, deployments: int, runs: int, profiled: bool = False) -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
@@ -160,6 +170,9 @@ def measure(syncs: int, deployments: int, runs: int) -> dict:
     page = client.get(tree).content.decode()
     nodes = page.count('class="tree-node"')
     home = client.get("/admin/").content.decode()
+    if profiled:
+        profile(client, tree)
+        profile(client, "/admin/")
     return {
         "syncs": syncs + 1,
         "tiles_on_home": home.count('class="kapi-tile '),
@@ -177,6 +190,7 @@ def main() -> None:
     parser.add_argument("--syncs", type=int, default=200)
     parser.add_argument("--deployments", type=int, default=100)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="print where the tree and home pages spend")
     args = parser.parse_args()
 
     from kapi_testserver import start_server, stop_server
@@ -193,7 +207,7 @@ def main() -> None:
             import django
 
             django.setup()
-            print(json.dumps(measure(args.syncs, args.deployments, args.runs), indent=2))
+            print(json.dumps(measure(args.syncs, args.deployments, args.runs, args.profile), indent=2))
         finally:
             stop_server(srv)
 

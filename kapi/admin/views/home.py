@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from kapi.admin import access, gitops
 from kapi.admin.views.common import object_url, site_context
+from kapi.admin.rows import tiles
 from kapi.admin.views.live import live_context
 
 __all__ = ["home", "sync_types"]
@@ -65,6 +66,7 @@ def home(request):
         row.tree_url = object_url(sync_rt, row.namespace, row.name, "kapi_sync_tree")
     context.update(
         rows=visible,
+        tiles=tiles(visible),
         total=len(rows),
         counts=counts,
         namespaces=sorted({r.namespace for r in rows} | ({namespace} if namespace else set()))

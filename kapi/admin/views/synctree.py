@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import Http404
 from django.shortcuts import render
 
-from kapi.admin import access, gitops, synctree
+from kapi.admin import access, gitops, rows, synctree
 from kapi.admin.views.common import kind_url, object_url, resource_type, site_context, url_namespace
 from kapi.admin.views.detail import _get, sync_kind
 from kapi.admin.views.live import live_context
@@ -30,7 +30,6 @@ def tree_page(request, group, version, plural, namespace, name):
     tree = synctree.build(sync, lambda t, n, m: access.allowed(request, "get", t, n, m))
     nodes = synctree.flatten(tree.roots)
     for node in nodes:
-        node.indent = 8 + 22 * node.depth
         if node.rt is not None and node.obj is not None:
             node.url = object_url(node.rt, node.namespace if node.rt.namespaced else "", node.name)
         if node.rt is not None and node.state in ("in-sync", "drifted", "missing"):
@@ -47,6 +46,7 @@ def tree_page(request, group, version, plural, namespace, name):
         "row": gitops.summarize(sync, None),
         "tree": tree,
         "nodes": nodes,
+        "rows": rows.tree_rows(nodes),
         **stamp,
         "live_namespaces": " ".join(sorted({ns} | {n.namespace for n in nodes if n.namespace})),
     }
