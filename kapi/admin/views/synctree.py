@@ -3,11 +3,13 @@ signed-in user: RBAC decides which nodes appear."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.http import Http404
 from django.shortcuts import render
 
 from kapi.admin import access, gitops, rows, synctree
-from kapi.admin.views.common import kind_url, object_url, resource_type, site_context, url_namespace
+from kapi.admin.views.common import CLUSTER, kind_url, object_url, resource_type, site_context, url_namespace
 from kapi.admin.views.detail import _get, sync_kind
 from kapi.admin.views.live import live_context
 
@@ -29,9 +31,11 @@ def tree_page(request, group, version, plural, namespace, name):
     stamp = live_context([])
     tree = synctree.build(sync, lambda t, n, m: access.allowed(request, "get", t, n, m))
     nodes = synctree.flatten(tree.roots)
+    kinds: dict[int, str] = {}  # one reverse() per kind, not per node
     for node in nodes:
         if node.rt is not None and node.obj is not None:
-            node.url = object_url(node.rt, node.namespace if node.rt.namespaced else "", node.name)
+            base = kinds.get(id(node.rt)) or kinds.setdefault(id(node.rt), kind_url(node.rt))
+            node.url = f"{base}{quote(node.namespace if node.rt.namespaced and node.namespace else CLUSTER)}/{quote(node.name)}/"
         if node.rt is not None and node.state in ("in-sync", "drifted", "missing"):
             node.diff_url = object_url(rt, ns, name, "kapi_sync_diff") + f"?object={node.kind}/{node.namespace}/{node.name}"
     context = {
