@@ -17,17 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import sys
-import tempfile
-import time
 import uuid
-from pathlib import Path
 
-from _load import ROOT
-
-sys.path.insert(0, str(ROOT))
+from _inproc import median_ms as _median_ms
+from _inproc import on_served_database
 
 GROUP = "sync.kapi.dev"
 NOW = "2026-01-01T00:00:00Z"
@@ -136,18 +130,6 @@ def store(rows: list[tuple[str, str, dict]]) -> None:
         cur.execute("ANALYZE kapi_object")
 
 
-def _median_ms(client, url: str, runs: int, must: str) -> float:
-    first = client.get(url)
-    assert first.status_code == 200 and must in first.content.decode(), (url, first.status_code)
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        response = client.get(url)
-        times.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200, (url, response.status_code)
-    return round(statistics.median(times), 1)
-
-
 def profile(client, url: str) -> None:
     """The page's 25 costliest functions (cumulative), to stderr."""
     import cProfile
@@ -193,24 +175,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print where the tree and home pages spend")
     args = parser.parse_args()
 
-    from kapi_testserver import start_server, stop_server
-
-    with tempfile.TemporaryDirectory(prefix="kapi-bench-") as tmp:
-        data = Path(tmp) / "data"
-        srv = start_server(data)
-        try:
-            from kapi.runtime.config import _embedded_postgres_url
-
-            os.environ["DATABASE_URL"] = _embedded_postgres_url(data / "postgres")
-            os.environ["KAPI_DATA_DIR"] = str(data)
-            os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
-            import django
-
-            django.setup()
-            print(json.dumps(measure(args.syncs, args.deployments, args.runs, args.profile), indent=2))
-        finally:
-            stop_server(srv)
-
+    print(json.dumps(on_served_database(lambda: measure(args.syncs, args.deployments, args.runs, args.profile)), indent=2))
 
 if __name__ == "__main__":
     main()

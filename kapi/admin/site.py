@@ -52,7 +52,15 @@ class KapiAdminSite(admin.AdminSite):
         return response
 
     def get_urls(self):
-        from kapi.admin.views import browse, detail, edit, live, syncdiff, synctree, syncs
+        from kapi.admin.views import (
+            browse,
+            detail,
+            edit,
+            live,
+            syncdiff,
+            syncs,
+            synctree,
+        )
 
         v = self.admin_view
         kind = "kapi/<str:group>/<str:version>/<str:plural>/"

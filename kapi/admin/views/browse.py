@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils.http import urlencode
-
-from django.core.exceptions import PermissionDenied
 
 from kapi.admin import access, queries
 from kapi.admin.views.common import kind_url, object_url, resource_type, site_context

@@ -12,8 +12,8 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from kapi.admin import access, gitops
-from kapi.admin.views.common import object_url, site_context
 from kapi.admin.rows import tiles
+from kapi.admin.views.common import object_url, site_context
 from kapi.admin.views.live import live_context
 
 __all__ = ["home", "sync_types"]

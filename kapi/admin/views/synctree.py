@@ -9,7 +9,14 @@ from django.http import Http404
 from django.shortcuts import render
 
 from kapi.admin import access, gitops, rows, synctree
-from kapi.admin.views.common import CLUSTER, kind_url, object_url, resource_type, site_context, url_namespace
+from kapi.admin.views.common import (
+    CLUSTER,
+    kind_url,
+    object_url,
+    resource_type,
+    site_context,
+    url_namespace,
+)
 from kapi.admin.views.detail import _get, sync_kind
 from kapi.admin.views.live import live_context
 
