@@ -365,3 +365,48 @@ def test_syncs_page_says_when_no_sync_kinds_are_served(client, staff):
         assert 'id="section-Sync"' in page
     else:
         assert 'id="no-syncs"' in page and "sync.kapi.dev" in page
+
+
+# -- GitOps pages: live polling, desired against live ---------------------------
+
+def test_live_says_whether_a_page_is_stale(client, staff, registry):
+    """live/ answers from the change log whether anything in the page's
+    namespaces (or collections) changed since the version it was rendered at."""
+    registry.create(rt("namespaces"), "", {"metadata": {"name": "elsewhere"}})
+    client.force_login(staff)
+    since = client.get("/admin/live/").json()["rv"]
+    assert since > 0
+    configmap(registry, "moved", namespace="elsewhere")
+    mine = client.get("/admin/live/", {"since": since, "ns": "default"}).json()
+    assert mine["changed"] is False and mine["rv"] > since
+    theirs = client.get("/admin/live/", {"since": since, "ns": "elsewhere"}).json()
+    assert theirs["changed"] is True
+    by_kind = client.get("/admin/live/", {"since": since, "res": "/configmaps"}).json()
+    assert by_kind["changed"] is True
+    assert client.get("/admin/live/", {"since": mine["rv"], "ns": "elsewhere"}).json()["changed"] is False
+
+
+def test_desired_against_live_aligns_fields_and_classes_them():
+    """Both sides line up field by field (live's own order does not matter);
+    a changed value is drifted, another manager's field "other", a field
+    nobody owns the server's default, a desired field absent from live missing."""
+    from kapi.admin.desired import compare
+
+    desired = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"x": "1"}},
+               "data": {"color": "green", "size": "L"}}
+    live = {"kind": "ConfigMap", "apiVersion": "v1", "data": {"color": "red"},
+            "metadata": {"name": "a", "uid": "u", "labels": {"x": "1", "team": "web"}, "managedFields": [
+                {"manager": "kapi-sync", "operation": "Apply", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:labels": {"f:x": {}}}, "f:data": {"f:size": {}}}},
+                {"manager": "kubectl-edit", "operation": "Update", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:data": {"f:color": {}}, "f:metadata": {"f:labels": {"f:team": {}}}}}]},
+            "immutable": False}
+    result = compare(desired, live)
+    rows = [(l.text if l else None, r.text if r else None, (l or r).css, r.owners if r else [])
+            for l, r in result.rows]
+    assert ("  color: green", "  color: red", "drifted", ["kubectl-edit (Update)"]) in rows
+    assert ("  size: L", None, "missing", []) in rows
+    assert (None, "    team: web", "other", ["kubectl-edit (Update)"]) in rows
+    assert (None, "immutable: false", "default", []) in rows
+    assert ("apiVersion: v1", "apiVersion: v1", "same", []) == rows[0]
+    assert "uid: u" not in str(rows) and result.counts["drifted"] == 1 and result.differs
