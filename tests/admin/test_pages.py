@@ -402,8 +402,8 @@ def test_desired_against_live_aligns_fields_and_classes_them():
                  "fieldsV1": {"f:data": {"f:color": {}}, "f:metadata": {"f:labels": {"f:team": {}}}}}]},
             "immutable": False}
     result = compare(desired, live)
-    rows = [(l.text if l else None, r.text if r else None, (l or r).css, r.owners if r else [])
-            for l, r in result.rows]
+    rows = [(left.text if left else None, r.text if r else None, (left or r).css, r.owners if r else [])
+            for left, r in result.rows]
     assert ("  color: green", "  color: red", "drifted", ["kubectl-edit (Update)"]) in rows
     assert ("  size: L", None, "missing", []) in rows
     assert (None, "    team: web", "other", ["kubectl-edit (Update)"]) in rows
