@@ -106,6 +106,7 @@ def test_home_tiles_and_filters(env, page):
     assert env.second[:8] in text and "web: the page turns green" in text and "t <t@example.com>" in text
     assert "2 applied" in text and "Current" in text
     assert page.get_attribute(tile(env.b), "data-state") == "never-applied"
+    assert "never applied" in page.inner_text(tile(env.b)) and "applied 20" not in page.inner_text(tile(env.b))
     shot(page, "gitops-01-home")
     # Filters: namespace, status, text.
     page.select_option("#ns", env.a)
@@ -123,10 +124,14 @@ def test_home_tiles_and_filters(env, page):
     assert page.locator(tile(env.b)).count() == 0
     page.click("#kinds-link")
     page.wait_for_selector("#group-core")
+    # A Sync that never applied anything shows no time under Revision.
+    page.goto(env.url(env.b))
+    assert page.inner_text("#sync-revision").strip() == "never applied"
 
 
 def test_tree_from_the_sync_to_its_pods(env, page):
-    page.goto(env.url(env.a, "tree"))
+    page.goto(env.url(env.a))
+    page.click("#tree-link")
     page.wait_for_selector("#tree")
     rows = page.eval_on_selector_all(
         "tr.tree-node", "rs => rs.map(r => [r.dataset.name, r.dataset.depth, r.dataset.state])")
