@@ -14,16 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-from _load import ROOT
-
-sys.path.insert(0, str(ROOT))
+from _inproc import median_ms as _median_ms
+from _inproc import on_served_database
 
 _FILL = """
 WITH g AS (
@@ -42,17 +35,6 @@ SELECT '', 'configmaps', 'bench', name, uid, nextval('kapi_resource_version'),
        labels
 FROM g
 """
-
-
-def _median_ms(client, url: str, runs: int) -> float:
-    assert client.get(url).status_code == 200  # warm caches
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        response = client.get(url)
-        times.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200, (url, response.status_code)
-    return round(statistics.median(times), 1)
 
 
 def measure(objects: int, runs: int) -> dict:
@@ -104,24 +86,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    from kapi_testserver import start_server, stop_server
-
-    with tempfile.TemporaryDirectory(prefix="kapi-bench-") as tmp:
-        data = Path(tmp) / "data"
-        srv = start_server(data)
-        try:
-            from kapi.runtime.config import _embedded_postgres_url
-
-            os.environ["DATABASE_URL"] = _embedded_postgres_url(data / "postgres")
-            os.environ["KAPI_DATA_DIR"] = str(data)
-            os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
-            import django
-
-            django.setup()
-            print(json.dumps(measure(args.objects, args.runs), indent=2))
-        finally:
-            stop_server(srv)
-
+    print(json.dumps(on_served_database(lambda: measure(args.objects, args.runs)), indent=2))
 
 if __name__ == "__main__":
     main()

@@ -10,8 +10,8 @@ Sync). One batch turns changes into requests (``sync.controllers``):
   (``sync.history``), resumed from suspend, or
   being deleted → reconcile it;
 * a GitRepository created or changed → fetch it;
-* an object labelled ``sync.kapi.dev/name`` deleted, or changed by a manager
-  other than ``kapi-sync`` (another manager's managedFields entry is as new as ours) →
+* an object labelled ``sync.kapi.dev/name`` that ``kapi-sync`` applied
+  deleted, or changed by a manager other than ``kapi-sync`` (another manager's managedFields entry is as new as ours) →
   drift: reconcile the owning Sync in full. All changes of one pass collapse
   into one request per Sync (the debounce).
 
@@ -76,6 +76,15 @@ def run_reason(kind: str, type_: str, meta: dict, observed, handled, held: str |
     return None
 
 
+def _applied_by_sync(meta: dict) -> bool:
+    """Whether ``kapi-sync`` wrote the object (or nobody's ownership is left
+    to tell): controllers copy a Service's labels onto the Endpoints and
+    EndpointSlices they make (as kube's do), which the Sync never applied and
+    whose every update is no drift."""
+    entries = meta.get("managedFields")
+    return not entries or any(e.get("manager") == FIELD_MANAGER for e in entries)
+
+
 def owning_sync(meta: dict) -> tuple[str, str] | None:
     """(namespace, name) of the Sync an object is labelled with, if any."""
     labels = meta.get("labels") or {}
@@ -122,7 +131,7 @@ class _Plan(feed.Plan):
                 )
             return
         owner = owning_sync(meta)
-        if owner and (
+        if owner and _applied_by_sync(meta) and (
             change.type == "DELETED" or (change.type == "MODIFIED" and _drifted(meta))
         ):
             self.requests[(controllers.SYNC, owner[0], owner[1])] = (

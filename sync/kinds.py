@@ -290,6 +290,8 @@ _MESSAGE = '.status.conditions[?(@.type=="Ready")].message'
 
 
 def _crd(kind: str, plural: str, short: list[str], schema: dict, columns: list[dict]) -> dict:
+    from sync.descriptions import described
+
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -309,7 +311,7 @@ def _crd(kind: str, plural: str, short: list[str], schema: dict, columns: list[d
                     "name": VERSION,
                     "served": True,
                     "storage": True,
-                    "schema": {"openAPIV3Schema": schema},
+                    "schema": {"openAPIV3Schema": described(kind, schema)},
                     "subresources": {"status": {}},
                     "additionalPrinterColumns": columns,
                 }

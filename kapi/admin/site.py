@@ -8,10 +8,15 @@ object's namespace ``_``)::
     kapi/<group>/<version>/<plural>/<ns>/<name>/         object page
     .../<ns>/<name>/history/  edit/  delete/  reveal/    its history, edits, secrets
     .../<ns>/<name>/reconcile/  suspend/  rollback/       Sync actions
+    (the index)                                          the GitOps home: every Sync
+    kinds/                                               API groups and kinds
     syncs/                                               GitRepositories and Syncs
+    .../syncs/<ns>/<name>/tree/  revisions/  diff/       a Sync's tree, revisions, diff
+    live/                                                has a live page changed? (``views.live``)
 
-Every page needs a staff user (``admin_view``); edits also need
-``kapi_admin.edit_objects``. Failed sign-ins are throttled (``kapi.admin.throttle``):
+Every page needs a staff user (``admin_view``) and reads as that user's
+Kubernetes identity: RBAC decides what it shows (``kapi.admin.access``); edits
+need RBAC's verb and also ``kapi_admin.edit_objects``. Failed sign-ins are throttled (``kapi.admin.throttle``):
 a locked sign-in is answered 429 with ``Retry-After`` and says so on the form.
 """
 
@@ -28,6 +33,9 @@ class KapiAdminSite(admin.AdminSite):
     site_title = "kapi admin"
     index_title = "Kubernetes API"
     index_template = "kapi_admin/index.html"
+    # The sidebar would list only Django's own models (users, groups): the
+    # GitOps home and the kind tables are the navigation.
+    enable_nav_sidebar = False
 
     @property
     def login_form(self):
@@ -44,13 +52,26 @@ class KapiAdminSite(admin.AdminSite):
         return response
 
     def get_urls(self):
-        from kapi.admin.views import browse, detail, edit, syncs
+        from kapi.admin.views import (
+            browse,
+            detail,
+            edit,
+            live,
+            syncdiff,
+            syncs,
+            synctree,
+        )
 
         v = self.admin_view
         kind = "kapi/<str:group>/<str:version>/<str:plural>/"
         obj = kind + "<str:namespace>/<str:name>/"
         return [
+            path("kinds/", v(self.kinds), name="kapi_kinds"),
             path("syncs/", v(syncs.sync_list), name="kapi_syncs"),
+            path("live/", v(live.live), name="kapi_live"),
+            path(obj + "tree/", v(synctree.tree_page), name="kapi_sync_tree"),
+            path(obj + "revisions/", v(syncdiff.revisions_page), name="kapi_sync_revisions"),
+            path(obj + "diff/", v(syncdiff.diff_page), name="kapi_sync_diff"),
             path(kind, v(browse.kind_list), name="kapi_kind"),
             path(kind + "create/", v(edit.create), name="kapi_create"),
             path(obj, v(detail.object_page), name="kapi_object"),
@@ -65,6 +86,13 @@ class KapiAdminSite(admin.AdminSite):
         ]
 
     def index(self, request, extra_context=None):
+        """The GitOps home (``kapi.admin.views.home``)."""
+        from kapi.admin.views.home import home
+
+        return home(request)
+
+    def kinds(self, request, extra_context=None):
+        """Every served group with its kinds and counts, and Django's own models."""
         from kapi.admin.views.browse import groups_context
 
-        return super().index(request, {**groups_context(), **(extra_context or {})})
+        return super().index(request, {**groups_context(request), **(extra_context or {})})

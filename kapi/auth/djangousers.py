@@ -27,6 +27,7 @@ __all__ = [
     "ISSUER",
     "authenticate",
     "ensure_user",
+    "identity",
     "invalidate",
     "mint_token",
 ]
@@ -123,6 +124,12 @@ def _identity(pk: str) -> UserInfo | None:
         # meanwhile, the next look at the generation drops it.
         _identities.entries[pk] = (generation, info)
     return info
+
+
+def identity(user) -> UserInfo | None:
+    """The Kubernetes identity of the Django user ``user`` (the admin UI's
+    signed-in account), as its API tokens carry it; None when inactive."""
+    return _identity(str(user.pk))
 
 
 def authenticate(token: str) -> UserInfo | None:

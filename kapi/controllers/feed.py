@@ -148,7 +148,11 @@ def _one_batch(name: str) -> int:
     storage = default_storage()
     batch = storage.read_feed(name, BATCH, _select(name))
     if batch.expired:
-        log.warning("change log compacted past the %s feed's cursor; resyncing", name)
+        if batch.new:
+            # A first start: nothing was missed, every key is read once.
+            log.info("the %s feed starts: reading every object once", name)
+        else:
+            log.warning("change log compacted past the %s feed's cursor; resyncing", name)
         with transaction.atomic():
             for watch in feeds().get(name, ()):
                 watch.resync(True)

@@ -109,20 +109,23 @@ def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> 
     fill = _filler(scope, registry)
     # A page (``limit``) is cheap in the database: while a big store fills in
     # the background, the database answers it. A whole list costs the database
-    # about what the fill costs, so it fills the store itself and answers from it.
-    size = _sizer(scope, registry) if options.limit is not None else None
+    # about what the fill costs, so it fills the store itself and answers from
+    # it. Either way the store is filled only if it fits the process's budget
+    # (``listcache.MAX_OBJECTS``), counted first.
+    size = _sizer(scope, registry)
+    background = options.limit is not None
     rt = scope.resource
     try:
         if request.resource_version is None:
             if options.label_selector is not None or options.field_selector is not None:
                 return None
             horizon = registry.storage.current_revision()
-            store = cache.current_at_least(key, fill, horizon, CONSISTENT_WAIT_SECONDS, size)
+            store = cache.current_at_least(key, fill, horizon, CONSISTENT_WAIT_SECONDS, size, background)
             metrics.WATCH_CACHE_CONSISTENT_READ.labels(
                 rt.plural, "true", "false" if store is not None else "true"
             ).inc()
         else:
-            store = cache.current(key, fill, size)
+            store = cache.current(key, fill, size, background)
             if store is not None and store.revision < (options.min_revision or 0):
                 store = None  # older than asked: the database waits for it
     except (TimeoutError, RuntimeError):

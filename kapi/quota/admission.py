@@ -7,7 +7,9 @@ again and decides again), so two writers never both take the last slot. The
 quota controller recomputes ``status.used`` from the objects afterwards (a
 charge whose write then failed is released there, as in kube).
 
-A namespace with no quota costs one indexed read. A write in a namespace that
+A namespace with no quota costs one indexed read, and then nothing for as
+long as this process's watch cache sees no quota appear there
+(``kapi.quota.lister``, as kube's lister and live lookup). A write in a namespace that
 has one wakes the controllers' feed, so ``status.used`` follows every change.
 """
 
@@ -20,6 +22,7 @@ from kapi import errors
 from kapi.controllers import feed
 from kapi.lifecycle.watch import FEED
 from kapi.quota import usage as quota_usage
+from kapi.quota.lister import empty_namespaces
 from kapi.storage import Key, KeyNotFound, ResourceVersionConflict, default_storage
 from kapi.storage.interface import ListQuery
 
@@ -33,10 +36,15 @@ _QUOTAS = ("", "resourcequotas")
 
 
 def _quotas(namespace: str) -> list[dict]:
+    empty = empty_namespaces()
+    if empty.known_empty(namespace):
+        return []
     storage = default_storage()
     # A plain count first: a consistent list waits for every write in flight,
     # which no write of a namespace without quotas may do.
+    token = empty.token(namespace)
     if not storage.count_in_namespace(namespace, [_QUOTAS]):
+        empty.remember_empty(namespace, token)
         return []
     return list(storage.list(ListQuery(group=_QUOTAS[0], resource=_QUOTAS[1], namespace=namespace)).items)
 

@@ -102,11 +102,13 @@ class FeedBatch:
     ``end`` (``Storage.advance_feed``). ``expired``: the cursor is missing or
     older than the compacted history, so ``changes`` is empty and the consumer
     must rebuild its intent from the objects themselves before moving to
-    ``end``."""
+    ``end``. ``new``: expired because the consumer never had a cursor (its
+    first run on a fresh database), not because history was lost."""
 
     changes: list[Change]
     end: int
     expired: bool = False
+    new: bool = False
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,12 @@ _HEAD_FIELDS = frozenset({"metadata.name", "metadata.namespace"})
 START_TIMEOUT = 5.0
 #: A store of more objects than this is filled in the background.
 BACKGROUND_FILL_OVER = int(os.environ.get("KAPI_LIST_CACHE_BACKGROUND_FILL_OVER", "1000"))
+#: Objects a process keeps in all its stores together (about 2 KiB each for
+#: 1 KiB ConfigMaps): a resource that does not fit is listed from the
+#: database, and a store that grows past the budget is dropped.
+MAX_OBJECTS = int(os.environ.get("KAPI_LIST_CACHE_MAX_OBJECTS", "200000"))
+#: Seconds before a resource found too big is counted again.
+OVER_BUDGET_RECHECK = 30.0
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +214,7 @@ def entry_matcher(
     return matches
 
 
-def _catch_up(store: Store, channel) -> None:
+def _catch_up(store: Store, channel, over_budget: Callable[[Store], bool] = lambda _: False) -> None:
     """A channel's keeper (``Channel.keepers``, on the loop, before the
     channel trims events): apply the events ``store`` has not, so that it
     never needs a fill again because they were gone; unless a request holds
@@ -224,6 +230,7 @@ def _catch_up(store: Store, channel) -> None:
             return
         store.apply(events, 0)
         store.position += len(events)
+        over_budget(store)
     except Exception:  # noqa: BLE001 - the next list fills the store again
         store.position = None
         log.warning("bringing a list cache store up to date failed", exc_info=True)
@@ -258,6 +265,32 @@ class ListCache:
         self._filling: set[Key] = set()
         #: Snapshots that paged lists read their pages from (by store key and revision).
         self.snapshots = SnapshotCache()
+        self.max_objects = MAX_OBJECTS
+        #: Resources found too big for the budget: when they were last counted.
+        self._over: dict[Key, float] = {}
+
+    def held(self, but: Key | None = None) -> int:
+        """Objects kept in the filled stores (other than ``but``'s)."""
+        return sum(len(s.objects) for k, s in list(self._stores.items()) if k != but and s.position is not None)
+
+    def _room(self, key: Key) -> int:
+        return self.max_objects - self.held(but=key)
+
+    def _drop_if_over(self, key: Key, store: Store) -> bool:
+        """Empty ``store`` (with its lock held) when the stores together
+        outgrew the budget by a tenth; True if it did."""
+        if len(store.objects) <= self._room(key) + self.max_objects // 10:
+            return False
+        log.info("list cache: %s/%s holds %d objects, over the budget of %d; listing it from the database",
+                 key[0], key[1], len(store.objects), self.max_objects)
+        self._over[key] = time.monotonic()
+        channel = self.cache.channels.get((key[0], key[1]))
+        if channel is not None:
+            channel.keepers.pop(key, None)
+        store.objects = {}
+        store._sorted = store._snapshot = None
+        store.position = None
+        return True
 
     @property
     def cache(self) -> WatchCache:
@@ -295,8 +328,23 @@ class ListCache:
         except Exception:  # noqa: BLE001 - no cache now: the caller lists from the database
             return None
 
+    def observe(self, group: str, resource: str, observer: Callable[[list | None], None]) -> bool:
+        """Have ``observer`` called on the loop with every batch of (group,
+        resource) events the watch cache publishes from now on (None when it
+        lost some: ``Channel.observers``); False when the watch cache is not
+        available in this process."""
+        channel = self._channel(group, resource)
+        if channel is None or not enabled():
+            return False
+        try:
+            _on_loop(self.cache.loop, lambda: channel.observers.append(observer))
+        except Exception:  # noqa: BLE001 - the loop is stopping: nothing to observe
+            return False
+        return True
+
     def current(
-        self, key: Key, fill: Callable[[], EncodedList], size: Callable[[int], int] | None = None
+        self, key: Key, fill: Callable[[], EncodedList], size: Callable[[int], int] | None = None,
+        background: bool = False,
     ) -> Store | None:
         """The store for ``key`` brought up to date; None when the watch cache
         is unavailable, or a big fill is under way in the background
@@ -310,7 +358,7 @@ class ListCache:
             return None  # not taking the lock the filling thread holds
         with store.lock:
             try:
-                return self._bring_up_to_date(key, store, channel, fill, size)
+                return self._bring_up_to_date(key, store, channel, fill, size, background)
             except BaseException:
                 store.position = None  # half applied: refill next time
                 raise
@@ -322,13 +370,14 @@ class ListCache:
         revision: int,
         timeout: float,
         size: Callable[[int], int] | None = None,
+        background: bool = False,
     ) -> Store | None:
         """The store for ``key`` once it has reached ``revision`` (waiting at
         most ``timeout`` seconds for the watch cache to read that far); None
         when it cannot, and the caller must list from the database."""
         deadline = time.monotonic() + timeout
         while True:
-            store = self.current(key, fill, size)
+            store = self.current(key, fill, size, background)
             if store is None or store.revision >= revision:
                 return store
             remaining = deadline - time.monotonic()
@@ -336,13 +385,24 @@ class ListCache:
                 return None
 
     def _bring_up_to_date(
-        self, key: Key, store: Store, channel, fill: Callable[[], EncodedList], size: Callable[[int], int] | None
+        self, key: Key, store: Store, channel, fill: Callable[[], EncodedList],
+        size: Callable[[int], int] | None, background: bool,
     ) -> Store | None:
         """Called with ``store.lock`` held."""
         cache = self.cache
         for _attempt in range(2):
             if store.position is None:
-                if size is not None and size(BACKGROUND_FILL_OVER + 1) > BACKGROUND_FILL_OVER:
+                checked = self._over.get(key)
+                if checked is not None and time.monotonic() - checked < OVER_BUDGET_RECHECK:
+                    return None
+                room = self._room(key)
+                if size is not None:
+                    count = size(max(room, BACKGROUND_FILL_OVER) + 1)
+                    if count > room:
+                        self._over[key] = time.monotonic()
+                        return None
+                    self._over.pop(key, None)
+                if background and size is not None and count > BACKGROUND_FILL_OVER:
                     self._fill_in_background(key, store, channel, fill)
                     return None
                 if not self._fill(key, store, channel, fill):
@@ -355,6 +415,8 @@ class ListCache:
                 continue
             store.apply(events, seen)
             store.position += len(events)
+            if self._drop_if_over(key, store):
+                return None
             return store
         return None
 
@@ -363,11 +425,16 @@ class ListCache:
         keeps it from then on (with ``store.lock`` held); False when the
         channel starts after the list."""
         listed = fill()
+        if len(listed.items) > self._room(key):
+            self._over[key] = time.monotonic()
+            return False
+        self._over.pop(key, None)
 
         def join() -> int | None:
             position = channel.position_after(listed.revision)
             if position is not None:
-                channel.keepers[key] = functools.partial(_catch_up, store)
+                channel.keepers[key] = functools.partial(
+                    _catch_up, store, over_budget=functools.partial(self._drop_if_over, key))
             return position
 
         position = _on_loop(self.cache.loop, join)

@@ -383,7 +383,7 @@ class PostgresStorage(SummaryReads, Storage):
             cur.execute(_FEED_POSITION, [consumer])
             row = cur.fetchone()
         if row is None or row[0] < self.compacted_revision():
-            return FeedBatch([], horizon, expired=True)
+            return FeedBatch([], horizon, expired=True, new=row is None)
         with _cursor() as cur:
             if select is None:
                 cur.execute(_FEED_CHANGES.format(where=""), [row[0], horizon, limit])

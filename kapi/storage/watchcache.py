@@ -164,6 +164,10 @@ class Channel:
     trimmed: what keeps a copy of the collection up to date from the events
     (a list cache store) catches up there, instead of being filled again from
     the database once the events it needs are gone.
+
+    ``observers`` are called (on the loop) with every published batch, and
+    with None when the channel is reset (events were lost): what keeps a
+    small summary of the collection (``kapi.quota.lister``).
     """
 
     def __init__(self, floor: int, capacity: int) -> None:
@@ -174,6 +178,7 @@ class Channel:
         self.capacity = capacity
         self.readers: set[Reader] = set()
         self.keepers: dict[object, Callable[[Channel], None]] = {}
+        self.observers: list[Callable[[list[ChangeEvent] | None], None]] = []
         self._waiters: list[asyncio.Future] = []
         #: Shared timers: rounded wake-up time -> (handle, the futures waiting for it).
         self._ticks: dict[float, tuple[asyncio.TimerHandle, set[asyncio.Future]]] = {}
@@ -217,6 +222,8 @@ class Channel:
         return missing
 
     def publish(self, batch: list[ChangeEvent]) -> None:
+        for observe in self.observers:
+            observe(batch)
         self.events.extend(batch)
         latest = self.latest
         for event in batch:
@@ -254,6 +261,8 @@ class Channel:
         self.events = []
         self.latest = {}
         self.floor = floor
+        for observe in self.observers:
+            observe(None)
         self.wake()
 
     def wake(self) -> None:

@@ -25,19 +25,43 @@ def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
         )
 
 
+def grant(username: str, verbs: list[str]) -> None:
+    """A ClusterRole allowing ``verbs`` on everything, bound to ``username``:
+    the admin reads as the signed-in user's Kubernetes identity, so RBAC
+    decides what a page shows (``kapi.admin.access``)."""
+    from kapi.registry.catalog import catalog
+    from kapi.registry.store import Registry
+
+    rbac = "rbac.authorization.k8s.io"
+    name = f"admin-test-{username}"
+    Registry().create(catalog().lookup(rbac, "v1", "clusterroles"), "", {
+        "metadata": {"name": name},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": verbs}],
+    })
+    Registry().create(catalog().lookup(rbac, "v1", "clusterrolebindings"), "", {
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": rbac, "kind": "ClusterRole", "name": name},
+        "subjects": [{"apiGroup": rbac, "kind": "User", "name": username}],
+    })
+
+
 @pytest.fixture
 def staff(django_user_model):
-    """A staff user without any kapi permission."""
-    return django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+    """A staff user without any kapi permission whom RBAC lets read everything."""
+    user = django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+    grant(user.username, ["get", "list", "watch"])
+    return user
 
 
 @pytest.fixture
 def editor(django_user_model):
-    """A staff user who may edit objects (not reveal Secrets)."""
+    """A staff user who may edit objects (not reveal Secrets), and whom RBAC
+    lets do anything."""
     from django.contrib.auth.models import Permission
 
     user = django_user_model.objects.create_user("editor", password="pw", is_staff=True)
     user.user_permissions.add(Permission.objects.get(codename="edit_objects"))
+    grant(user.username, ["*"])
     return user
 
 

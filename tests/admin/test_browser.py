@@ -10,47 +10,17 @@ edit refused, and visit the Syncs page. Screenshots of the main pages go to
 from __future__ import annotations
 
 import json
-import os
 import uuid
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "admin"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # serve's certificate is signed by its own CA, which Chromium does not know.
-    "--ignore-certificate-errors",
-]
+from tests.admin.browser import chromium, new_page, shot
 
 
 @pytest.fixture(scope="module")
 def page():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: scripts/test installs Debian's chromium package")
-    from playwright import sync_api
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        context = browser.new_context(ignore_https_errors=True, viewport={"width": 1400, "height": 1000})
-        context.set_default_timeout(20_000)
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
-            browser.close()
-
-
-def shot(page, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    with chromium() as browser:
+        yield new_page(browser)
 
 
 def apply(server, manifest: dict) -> None:
@@ -67,13 +37,15 @@ def test_sign_in_browse_edit_and_conflict(kapi_server, page):
     })
     password = (kapi_server.data_dir / "admin-password").read_text().strip()
 
-    # Sign in.
+    # Sign in: the GitOps home, one click from the kind tables.
     page.goto(kapi_server.url + "/admin/")
     assert "/admin/login/" in page.url
     shot(page, "01-login")
     page.fill("#id_username", "admin")
     page.fill("#id_password", password)
     page.click("input[type=submit]")
+    page.wait_for_selector("#syncs")
+    page.click("#kinds-link")
     page.wait_for_selector("#group-core")
     # The admin's own CSS loads (WhiteNoise under uvicorn).
     assert page.evaluate("getComputedStyle(document.querySelector('#header')).display") == "flex"

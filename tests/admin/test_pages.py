@@ -65,9 +65,12 @@ def test_first_admin_user_and_password_file(tmp_path, django_user_model):
 
 # -- browsing -------------------------------------------------------------------
 
-def test_index_lists_groups_and_kinds_as_discovery(client, staff):
+def test_kinds_page_lists_groups_and_kinds_as_discovery(client, staff):
+    """The kind tables are one click from the GitOps home."""
     client.force_login(staff)
-    page = client.get("/admin/").content.decode()
+    home = client.get("/admin/").content.decode()
+    assert 'id="kinds-link"' in home and 'href="/admin/kinds/"' in home
+    page = client.get("/admin/kinds/").content.decode()
     assert 'id="group-core"' in page and 'id="group-coordination.k8s.io"' in page
     for kind in ("ConfigMap", "Secret", "Namespace", "Lease"):
         assert f">{kind}</a>" in page
@@ -114,10 +117,11 @@ def test_keyset_pagination_walks_every_object_once(client, staff, registry, sort
 
 @pytest.fixture
 def steady_catalog(monkeypatch) -> None:
-    """The CRD catalog's once-a-second freshness check is time-driven, not
-    per-object: keep it out of query counts so a slow machine cannot add it."""
-    catalog_module = importlib.import_module("kapi.registry.catalog")
-    monkeypatch.setattr(catalog_module, "FRESHNESS_SECONDS", 3600.0)
+    """The CRD catalog's once-a-second freshness check, and RBAC's and the
+    accounts' identities' quarter-second ones, are time-driven, not
+    per-object: keep them out of query counts so a slow machine cannot add them."""
+    for module in ("kapi.registry.catalog", "kapi.auth.rbac", "kapi.auth.djangousers"):
+        monkeypatch.setattr(importlib.import_module(module), "FRESHNESS_SECONDS", 3600.0)
 
 
 def test_list_query_count_does_not_grow_with_objects(
@@ -361,3 +365,48 @@ def test_syncs_page_says_when_no_sync_kinds_are_served(client, staff):
         assert 'id="section-Sync"' in page
     else:
         assert 'id="no-syncs"' in page and "sync.kapi.dev" in page
+
+
+# -- GitOps pages: live polling, desired against live ---------------------------
+
+def test_live_says_whether_a_page_is_stale(client, staff, registry):
+    """live/ answers from the change log whether anything in the page's
+    namespaces (or collections) changed since the version it was rendered at."""
+    registry.create(rt("namespaces"), "", {"metadata": {"name": "elsewhere"}})
+    client.force_login(staff)
+    since = client.get("/admin/live/").json()["rv"]
+    assert since > 0
+    configmap(registry, "moved", namespace="elsewhere")
+    mine = client.get("/admin/live/", {"since": since, "ns": "default"}).json()
+    assert mine["changed"] is False and mine["rv"] > since
+    theirs = client.get("/admin/live/", {"since": since, "ns": "elsewhere"}).json()
+    assert theirs["changed"] is True
+    by_kind = client.get("/admin/live/", {"since": since, "res": "/configmaps"}).json()
+    assert by_kind["changed"] is True
+    assert client.get("/admin/live/", {"since": mine["rv"], "ns": "elsewhere"}).json()["changed"] is False
+
+
+def test_desired_against_live_aligns_fields_and_classes_them():
+    """Both sides line up field by field (live's own order does not matter);
+    a changed value is drifted, another manager's field "other", a field
+    nobody owns the server's default, a desired field absent from live missing."""
+    from kapi.admin.desired import compare
+
+    desired = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"x": "1"}},
+               "data": {"color": "green", "size": "L"}}
+    live = {"kind": "ConfigMap", "apiVersion": "v1", "data": {"color": "red"},
+            "metadata": {"name": "a", "uid": "u", "labels": {"x": "1", "team": "web"}, "managedFields": [
+                {"manager": "kapi-sync", "operation": "Apply", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:labels": {"f:x": {}}}, "f:data": {"f:size": {}}}},
+                {"manager": "kubectl-edit", "operation": "Update", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:data": {"f:color": {}}, "f:metadata": {"f:labels": {"f:team": {}}}}}]},
+            "immutable": False}
+    result = compare(desired, live)
+    rows = [(left.text if left else None, r.text if r else None, (left or r).css, r.owners if r else [])
+            for left, r in result.rows]
+    assert ("  color: green", "  color: red", "drifted", ["kubectl-edit (Update)"]) in rows
+    assert ("  size: L", None, "missing", []) in rows
+    assert (None, "    team: web", "other", ["kubectl-edit (Update)"]) in rows
+    assert (None, "immutable: false", "default", []) in rows
+    assert ("apiVersion: v1", "apiVersion: v1", "same", []) == rows[0]
+    assert "uid: u" not in str(rows) and result.counts["drifted"] == 1 and result.differs

@@ -3,7 +3,10 @@ continue token whose snapshot is gone (here no process keeps snapshots,
 ``KAPI_LIST_SNAPSHOTS=0``) pages on at its revision from the database, and a
 consistent list whose process's cache cannot catch up (its listener is held
 behind a lock) is answered by the database after the bounded wait (here 1 s,
-``KAPI_LIST_CONSISTENT_WAIT_SECONDS``), and counted as a fallback."""
+``KAPI_LIST_CONSISTENT_WAIT_SECONDS``), and counted as a fallback; and a
+resource too big for the process's budget (here 60 objects,
+``KAPI_LIST_CACHE_MAX_OBJECTS``) is listed from the database while the others
+stay in memory."""
 
 from __future__ import annotations
 
@@ -29,7 +32,8 @@ def no_snapshots_server() -> Iterator[KapiServer]:
     # The fallback test sits out the whole consistent-list wait (3 s by
     # default): 1 s still leaves an unlocked cache ample time to catch up.
     yield from serving({**os.environ, "KAPI_LIST_SNAPSHOTS": "0",
-                        "KAPI_LIST_CONSISTENT_WAIT_SECONDS": "1"})
+                        "KAPI_LIST_CONSISTENT_WAIT_SECONDS": "1",
+                        "KAPI_LIST_CACHE_MAX_OBJECTS": "60"})
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +95,26 @@ def test_a_consistent_list_falls_back_when_the_cache_cannot_catch_up(api2, ns2, 
         assert int(r.json()["metadata"]["resourceVersion"]) >= int(made["metadata"]["resourceVersion"])
         db.rollback()
     assert consistent_reads(api2, "true") == fallbacks + 1
+
+
+def test_a_resource_over_the_memory_budget_is_listed_from_postgresql(api2, ns2):
+    secrets = f"/api/v1/namespaces/{ns2}/secrets"
+    configmaps = f"/api/v1/namespaces/{ns2}/configmaps"
+    for _ in range(4):  # small: every process keeps secrets and configmaps in memory
+        assert fresh_get(api2, secrets).status_code == 200
+        assert fresh_get(api2, configmaps).status_code == 200
+    kept = consistent_reads(api2, "true", "secrets")
+    for i in range(70):  # more than the budget of 60 objects
+        assert api2.post(secrets, {"metadata": {"name": f"s{i:02d}"}, "stringData": {"k": str(i)}}).status_code == 201
+    configmap_fallbacks = consistent_reads(api2, "true", "configmaps")
+    for _ in range(4):
+        r = fresh_get(api2, secrets)
+        assert r.status_code == 200
+        assert [o["metadata"]["name"] for o in r.json()["items"]] == [f"s{i:02d}" for i in range(70)]
+        assert fresh_get(api2, configmaps).status_code == 200
+    # Every list of secrets was answered by the database; configmaps by memory.
+    assert consistent_reads(api2, "true", "secrets") == kept + 4
+    assert consistent_reads(api2, "true", "configmaps") == configmap_fallbacks
+    # A resourceVersion=0 list of the big resource is whole too.
+    r = api2.get(secrets, params={"resourceVersion": "0"})
+    assert len(r.json()["items"]) == 70

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils.http import urlencode
 
-from kapi.admin import queries
+from kapi.admin import access, queries
 from kapi.admin.views.common import kind_url, object_url, resource_type, site_context
 from kapi.registry.catalog import catalog
 from kapi.selectors import SelectorError
@@ -15,18 +16,20 @@ __all__ = ["groups_context", "kind_list"]
 PAGE_SIZE = 50
 
 
-def groups_context() -> dict:
-    """Every served group with its kinds (preferred version) and object counts."""
+def groups_context(request=None) -> dict:
+    """Every served group with its kinds (preferred version) and object counts
+    (counted only where the user may list the kind everywhere: "–" otherwise)."""
     counts = queries.kind_counts()
     groups = []
     for group, versions in catalog().groups():
         kinds = []
         for rt in catalog().resources(group, versions[0]):
+            everywhere = request is None or access.allowed(request, "list", rt)
             kinds.append(
                 {
                     "rt": rt,
                     "url": kind_url(rt),
-                    "count": counts.get((rt.stored_group, rt.stored_resource), 0),
+                    "count": counts.get((rt.stored_group, rt.stored_resource), 0) if everywhere else "–",
                 }
             )
         groups.append({"name": group or "core", "versions": versions, "kinds": kinds})
@@ -36,8 +39,16 @@ def groups_context() -> dict:
 def kind_list(request, group: str, version: str, plural: str):
     rt = resource_type(group, version, plural)
     q = request.GET
+    readable = access.readable_namespaces(request, rt)
+    namespace = q.get("namespace") or None
+    if readable is not None:
+        # Limited to some namespaces: one of them at a time, the first by default.
+        if not readable or (namespace and namespace not in readable):
+            access.require(request, "list", rt, namespace or "")
+            raise PermissionDenied  # pragma: no cover - require raised
+        namespace = namespace or readable[0]
     req = queries.ListRequest(
-        namespace=q.get("namespace") or None,
+        namespace=namespace,
         search=q.get("q", "").strip(),
         label_selector=q.get("labels", "").strip(),
         sort=q.get("sort") if q.get("sort") in queries.SORTS else "name",
@@ -88,7 +99,7 @@ def kind_list(request, group: str, version: str, plural: str):
         "rows": rows,
         "page": page,
         "error": error,
-        "namespaces": queries.namespaces(rt) if rt.namespaced else [],
+        "namespaces": (queries.namespaces(rt) if readable is None else readable) if rt.namespaced else [],
         "filters": req,
         "next_url": link(after=page.next_cursor) if page.next_cursor else "",
         "prev_url": link(before=page.prev_cursor) if page.prev_cursor else "",

@@ -77,9 +77,16 @@ def stored_type(group: str, resource: str) -> ResourceType | None:
     return None
 
 
-def require_edit(request) -> None:
+def require_edit(request, verb: str = "", rt: ResourceType | None = None, namespace: str = "",
+                 name: str = "") -> None:
+    """403 unless the user has the admin's edit permission and, given a
+    ``verb`` and ``rt``, RBAC allows it (``kapi.admin.access``)."""
     if not request.user.has_perm(ADMIN_EDIT):
         raise PermissionDenied("editing objects needs the kapi_admin.edit_objects permission")
+    if verb and rt is not None:
+        from kapi.admin import access
+
+        access.require(request, verb, rt, namespace, name)
 
 
 def site_context(request, context: dict) -> dict:

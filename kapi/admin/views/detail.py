@@ -13,7 +13,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer
 
-from kapi.admin import queries
+from kapi.admin import access, queries
 from kapi.admin.managed_fields import manager_label, owner_tree
 from kapi.admin.models import ADMIN_EDIT, ADMIN_REVEAL
 from kapi.admin.redact import is_secret, log_reveal, redact
@@ -60,6 +60,7 @@ def without_managed_fields(obj: dict) -> dict:
 def object_page(request, group, version, plural, namespace, name, revealed=False):
     rt = resource_type(group, version, plural)
     ns = url_namespace(rt, namespace)
+    access.require(request, "get", rt, ns, name)
     obj = _get(rt, ns, name)
     secret = is_secret(rt)
     shown = obj if (revealed or not secret) else redact(obj)
@@ -86,6 +87,8 @@ def object_page(request, group, version, plural, namespace, name, revealed=False
     dependents = []
     for g, r, dns, dname, _dmeta in queries.dependents(meta.get("uid", ""), ns):
         drt = stored_type(g, r)
+        if drt is not None and not access.allowed(request, "get", drt, dns, dname):
+            continue
         dependents.append(
             {
                 "kind": drt.kind if drt else f"{r}.{g}",
@@ -102,7 +105,8 @@ def object_page(request, group, version, plural, namespace, name, revealed=False
             "count": e.get("count") or 1,
             "last": e.get("lastTimestamp") or e.get("eventTime") or "",
         }
-        for e in (queries.related_events(meta.get("uid", ""), ns) if rt.plural != "events" else [])
+        for e in (queries.related_events(meta.get("uid", ""), ns)
+                  if rt.plural != "events" and _may_list_events(request, ns) else [])
     ]
     status = shown.get("status") if isinstance(shown.get("status"), dict) else {}
     conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
@@ -131,7 +135,7 @@ def object_page(request, group, version, plural, namespace, name, revealed=False
         "secret": secret,
         "revealed": revealed,
         "can_reveal": secret and request.user.has_perm(ADMIN_REVEAL),
-        "can_edit": request.user.has_perm(ADMIN_EDIT),
+        "can_edit": request.user.has_perm(ADMIN_EDIT) and access.allowed(request, "update", rt, ns, name),
         "kind_url": kind_url(rt),
         "edit_url": object_url(rt, ns, name, "kapi_edit"),
         "delete_url": object_url(rt, ns, name, "kapi_delete"),
@@ -147,6 +151,12 @@ def object_page(request, group, version, plural, namespace, name, revealed=False
     return render(request, "kapi_admin/object.html", site_context(request, context))
 
 
+def _may_list_events(request, namespace: str) -> bool:
+    from kapi.registry.catalog import catalog
+
+    return access.allowed(request, "list", catalog().lookup("", "v1", "events"), namespace or "default")
+
+
 @require_POST
 def reveal(request, group, version, plural, namespace, name):
     rt = resource_type(group, version, plural)
@@ -155,6 +165,7 @@ def reveal(request, group, version, plural, namespace, name):
     if not request.user.has_perm(ADMIN_REVEAL):
         raise PermissionDenied("revealing Secrets needs the kapi_admin.reveal_secrets permission")
     ns = url_namespace(rt, namespace)
+    access.require(request, "get", rt, ns, name)
     obj = _get(rt, ns, name)
     log_reveal(request.user, rt, ns, name, obj["metadata"].get("uid", ""), "object page")
     return object_page(request, group, version, plural, namespace, name, revealed=True)
@@ -166,6 +177,7 @@ _DIFF = HtmlFormatter(nowrap=True, classprefix="y-")
 def history_page(request, group, version, plural, namespace, name):
     rt = resource_type(group, version, plural)
     ns = url_namespace(rt, namespace)
+    access.require(request, "get", rt, ns, name)
     obj = _get(rt, ns, name)
     uid = obj["metadata"].get("uid", "")
     entries = queries.history(uid)

@@ -101,6 +101,7 @@ def create(request, group, version, plural):
     ns = ""
     if rt.namespaced:
         ns = str((body.get("metadata") or {}).get("namespace") or namespace)
+    require_edit(request, "create", rt, ns)
     try:
         obj = Registry().create(rt, ns, body, CreateOptions(field_manager=FIELD_MANAGER))
     except StatusError as exc:
@@ -114,9 +115,9 @@ def create(request, group, version, plural):
 
 
 def edit(request, group, version, plural, namespace, name):
-    require_edit(request)
     rt = resource_type(group, version, plural)
     ns = url_namespace(rt, namespace)
+    require_edit(request, "update", rt, ns, name)
     registry = Registry()
     secret = is_secret(rt)
     if secret and not request.user.has_perm(ADMIN_REVEAL):
@@ -175,9 +176,9 @@ def edit(request, group, version, plural, namespace, name):
 
 
 def delete(request, group, version, plural, namespace, name):
-    require_edit(request)
     rt = resource_type(group, version, plural)
     ns = url_namespace(rt, namespace)
+    require_edit(request, "delete", rt, ns, name)
     registry = Registry()
     context = {
         "title": f"Delete {rt.kind} {ns + '/' if ns else ''}{name}",

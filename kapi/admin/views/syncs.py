@@ -66,7 +66,9 @@ def summary(obj: dict) -> dict:
         "revision": revision,
         "commit_message": commit.get("message") or artifact.get("message") or "",
         "author": commit.get("author") or artifact.get("author") or "",
-        "time": artifact.get("lastUpdateTime") or ready.get("lastTransitionTime") or "",
+        # When the revision came: none when nothing was applied yet (the Ready
+        # condition's transition time is not a revision's).
+        "time": (artifact.get("lastUpdateTime") or ready.get("lastTransitionTime") or "") if revision else "",
         "counts": {
             k: status[k]
             for k in ("applied", "unchanged", "pruned")
@@ -82,9 +84,15 @@ def summary(obj: dict) -> dict:
 
 
 def sync_list(request):
+    from kapi.admin import access
+    from kapi.storage import gitopsreads
+
     sections = []
     for rt in _sync_types():
-        page = queries.list_page(rt, queries.ListRequest(limit=LIST_LIMIT))
+        readable = access.readable_namespaces(request, rt)
+        stored = gitopsreads.in_namespaces(rt.stored_group, rt.stored_resource, readable, LIST_LIMIT)
+        page = queries.ListPage(items=[rt.strategy.from_storage(s.object, rt.version) for s in stored],
+                                total=len(stored))
         rows = []
         for obj in page.items:
             meta = obj["metadata"]
@@ -139,17 +147,19 @@ def sync_panel(rt, obj: dict) -> dict:
         "history": history,
         "pin": pin,
         "rollback_url": object_url(rt, ns, meta["name"], "kapi_rollback"),
+        "tree_url": object_url(rt, ns, meta["name"], "kapi_sync_tree"),
+        "revisions_url": object_url(rt, ns, meta["name"], "kapi_sync_revisions"),
         "reconcile_url": object_url(rt, ns, meta["name"], "kapi_reconcile"),
         "suspend_url": object_url(rt, ns, meta["name"], "kapi_suspend"),
     }
 
 
 def _act(request, group, version, plural, namespace, name, mutate, done: str):
-    require_edit(request)
     rt = resource_type(group, version, plural)
     if sync_kind(rt) != "Sync":
         raise Http404("not a Sync")
     ns = url_namespace(rt, namespace)
+    require_edit(request, "update", rt, ns, name)
     try:
         Registry().update_with(rt, ns, name, mutate, UpdateOptions(field_manager=FIELD_MANAGER))
     except StatusError as exc:
