@@ -124,6 +124,10 @@ def summarize(sync: Object, repo: Object | None) -> SyncRow:
     row.source_url = str(((repo or {}).get("spec") or {}).get("url") or "")
     row.path = str(spec.get("path") or "./")
     row.target = str(spec.get("targetNamespace") or row.namespace)
+    remote = status.get("target") if isinstance(status.get("target"), dict) else {}
+    if remote.get("server") or spec.get("kubeConfig"):
+        # Another cluster (spec.kubeConfig): its server, once connected.
+        row.target = f"{remote.get('server') or 'another cluster'} · {row.target}"
     row.suspended = bool(spec.get("suspend"))
     row.prune_held = str(status.get("pruneHeldRevision") or "") if row.reason == "PruneHeld" else ""
     pin = status.get("pin") if isinstance(status.get("pin"), dict) else {}
