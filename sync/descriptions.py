@@ -174,6 +174,21 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "spec.decryption.secretRef.name": "Name of the referent Secret, in the Sync's namespace.",
         "spec.historyLimit": "HistoryLimit is how many revisions status.history keeps (1 to 50, "
                              "default 5): the revisions a rollback may pin.",
+        "spec.kubeConfig": "The KubeConfig for reconciling the Sync on a remote cluster. When used in "
+                           "combination with Sync.spec.serviceAccountName, forces the controller to act on "
+                           "behalf of that Service Account at the target cluster (impersonation).",
+        "spec.kubeConfig.secretRef": "SecretRef holds the name of a secret that contains a key with the "
+                                     "kubeconfig file as the value. If no key is set, the key will default to "
+                                     "'value'. It is recommended that the kubeconfig is self-contained, and the "
+                                     "secret is regularly updated if credentials such as a cloud-access-token "
+                                     "expire. Exec and auth-provider plugins, file paths and "
+                                     "insecure-skip-tls-verify are refused.",
+        "spec.kubeConfig.secretRef.name": "Name of the Secret, in the Sync's namespace.",
+        "spec.kubeConfig.secretRef.key": "Key in the Secret, when not specified an implementation-specific "
+                                         "default key is used ('value', then 'value.yaml').",
+        "status.target": "Target is the Kubernetes API server the Sync applies to when spec.kubeConfig is set.",
+        "status.target.server": "Server is the URL of the target's API server, from the kubeconfig.",
+        "status.target.version": "Version is the target API server's gitVersion (its /version).",
         "status": "SyncStatus defines the observed state of a Sync.",
         "status.conditions": _CONDITIONS.format(kind="Sync"),
         "status.observedGeneration": _OBSERVED.format(kind="Sync"),
