@@ -1,7 +1,7 @@
 """How the cost of writes and lists grows with the store (issue #33).
 
     python bench/store_growth.py [--sizes 10000,500000] [--creates 2000] [--list-count 10000]
-        [--list-cache-max N] [--out FILE]
+        [--list-cache-max N] [--kube-work-dir KDIR] [--out FILE]
 
 Starts a fresh ``serve`` on the embedded defaults, and for each size in turn
 grows the store to that many 1 KiB ConfigMaps (namespace ``growth-fill``,
@@ -21,6 +21,14 @@ ruler, ``../shared/bench/kbench.py``):
 
 The server's CPU is every process of ``serve`` (its children), PostgreSQL
 and Redis, as ``bench/kbench_table.py`` passes them.
+
+``--kube-work-dir`` measures the reference started by
+``bench/kube_reference.py`` instead (its three processes' CPU; the memory of
+kube-apiserver and etcd). Its store is grown the same way, straight into etcd
+(transactions of 128 puts through etcd's JSON gateway, the objects as JSON,
+which kube-apiserver's storage decoder reads as it reads protobuf), and
+kube-apiserver's watch cache takes them in from its etcd watch as it would
+any write.
 """
 
 from __future__ import annotations
@@ -102,8 +110,75 @@ def grow(url: str, to: int) -> float:
     return time.monotonic() - started
 
 
-def kbench(kubeconfig: str, data_dir: Path, bench: str, *extra: str) -> dict:
-    pids = ",".join(map(str, server_pids(data_dir)))
+class KubeReference:
+    """The reference of ``bench/kube_reference.py``: its kubeconfig, processes and etcd."""
+
+    TXN_OPS = 128  # etcd's --max-txn-ops default
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.kubeconfig = str(work / "kubeconfig")
+        self.pids = json.loads((work / "pids.json").read_text())["pids"]
+        self.etcd = "http://127.0.0.1:2379"
+
+    def _etcd(self, path: str, body: dict) -> dict:
+        request = urllib.request.Request(
+            self.etcd + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    def stored(self) -> int:
+        prefix = b"/registry/"
+        end = prefix[:-1] + bytes([prefix[-1] + 1])
+        answer = self._etcd("/v3/kv/range", {
+            "key": base64.b64encode(prefix).decode(), "range_end": base64.b64encode(end).decode(),
+            "count_only": True,
+        })
+        return int(answer.get("count", 0))
+
+    def grow(self, to: int) -> float:
+        import uuid
+
+        started = time.monotonic()
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        have = self.stored()
+        first = have
+        while have < to:
+            ops = []
+            for n in range(first, first + min(self.TXN_OPS, to - have)):
+                name = f"fill-{n}"
+                obj = {
+                    "kind": "ConfigMap", "apiVersion": "v1",
+                    "metadata": {"name": name, "namespace": FILL_NAMESPACE, "uid": str(uuid.uuid4()),
+                                 "creationTimestamp": now},
+                    "data": {"payload": "x" * 1024},
+                }
+                key = f"/registry/configmaps/{FILL_NAMESPACE}/{name}".encode()
+                ops.append({"requestPut": {
+                    "key": base64.b64encode(key).decode(),
+                    "value": base64.b64encode(json.dumps(obj).encode()).decode(),
+                }})
+            self._etcd("/v3/kv/txn", {"success": ops})
+            first += len(ops)
+            have += len(ops)
+        return time.monotonic() - started
+
+    def rss(self) -> dict[str, float]:
+        out = {}
+        for pid in self.pids:
+            try:
+                name = Path(f"/proc/{pid}/comm").read_text().strip()
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+            out[name] = round(rss / 1024, 1)
+        return out
+
+
+def kbench(kubeconfig: str, data_dir: Path | None, bench: str, *extra: str, pids: list[int] | None = None) -> dict:
+    pids = ",".join(map(str, pids if pids is not None else server_pids(data_dir)))
     python = os.environ.get("KBENCH_PYTHON", "/tmp/kbench-venv/bin/python")
     cmd = [python, _find_kbench(), bench, "--kubeconfig", kubeconfig, "--server-pids", pids, *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
@@ -155,8 +230,14 @@ def main() -> int:
     parser.add_argument("--creates", type=int, default=2000)
     parser.add_argument("--list-count", type=int, default=10000)
     parser.add_argument("--list-cache-max", type=int, default=None)
+    parser.add_argument("--kube-work-dir", type=Path, default=None,
+                        help="measure the reference of bench/kube_reference.py instead")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    if args.kube_work_dir is not None:
+        rows = [measure_kube(KubeReference(args.kube_work_dir), args, int(s)) for s in args.sizes.split(",")]
+        _print(rows)
+        return 0
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
     sys.path.insert(0, str(ROOT))
     from kapi_testserver import start_server, stop_server
@@ -194,13 +275,40 @@ def main() -> int:
                         f.write(json.dumps(row) + "\n")
         finally:
             stop_server(srv)
-    print("\nstored | create/s | CPU ms/create | list ms (consistent, rv=0) | all ConfigMaps rv=0 | API RSS MiB")
+    _print(rows)
+    return 0
+
+
+def measure_kube(kube: KubeReference, args, size: int) -> dict:
+    subprocess.run([str(ROOT / ".venv/bin/kubectl"), "--kubeconfig", kube.kubeconfig, "create", "namespace",
+                    FILL_NAMESPACE], capture_output=True)
+    took = kube.grow(size)
+    time.sleep(5)  # kube-apiserver's watch cache takes the fill in from its etcd watch
+    create = kbench(kube.kubeconfig, None, "create", "-n", str(args.creates), "-c", "16", pids=kube.pids)
+    listed = kbench(kube.kubeconfig, None, "list", "--count", str(args.list_count), "--runs", "3", pids=kube.pids)
+    whole_ms, whole_bytes = cluster_list_ms(kube.kubeconfig)
+    row = {
+        "stored": kube.stored(), "fill_s": round(took, 1),
+        "create_per_s": create["metrics"].get("create_per_s"),
+        "create_cpu_ms": create["metrics"].get("server_cpu_ms_per_op"),
+        "list_metrics": {k: v for k, v in listed["metrics"].items() if "ms" in k},
+        "cluster_list_rv0_ms": round(whole_ms), "cluster_list_mb": round(whole_bytes / 2**20, 1),
+        "api_rss_mib": kube.rss(),
+    }
+    print(json.dumps(row), flush=True)
+    if args.out:
+        with open(args.out, "a") as f:
+            f.write(json.dumps({"server": "kube", **row}) + "\n")
+    return row
+
+
+def _print(rows: list[dict]) -> None:
+    print("\nstored | create/s | CPU ms/create | list ms (consistent, rv=0) | all ConfigMaps rv=0 | RSS MiB")
     for row in rows:
         m = row["list_metrics"]
         lists = ", ".join(f"{k} {v:.0f}" for k, v in sorted(m.items()) if isinstance(v, (int, float)) and "p50" in k)
         print(f"{row['stored']:,} | {row['create_per_s']} | {row['create_cpu_ms']} | {lists} | "
               f"{row['cluster_list_rv0_ms']} ms ({row['cluster_list_mb']} MiB) | {row['api_rss_mib']}")
-    return 0
 
 
 if __name__ == "__main__":
