@@ -192,7 +192,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"structured": {"()": "kapi.observability.logs.StructuredFormatter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "structured"}
+        "console": {"class": "kapi.observability.logbuffer.BufferedStreamHandler", "formatter": "structured"}
     },
     "root": {"handlers": ["console"], "level": os.environ.get("KAPI_LOG_LEVEL", "WARNING").upper()},
     "loggers": {
