@@ -45,7 +45,7 @@ from kapi.storage import listcache
 from kapi.storage.interface import ListQuery
 from kapi.storage.listsnapshot import Page, Snapshot
 
-__all__ = ["CONSISTENT_WAIT_SECONDS", "EncodedJSON", "list_from_cache"]
+__all__ = ["CONSISTENT_WAIT_SECONDS", "EncodedJSON", "encoded_list", "list_from_cache"]
 
 #: How long a consistent list waits for this process's cache to catch up with
 #: the database before the database answers instead (kube: 3 s).
@@ -88,6 +88,13 @@ def _key(scope: RequestScope) -> listcache.Key:
     conversion = rt.strategy.conversion_key(rt.version)
     served = f"{rt.api_version}#{conversion}" if conversion else rt.api_version
     return (rt.stored_group, rt.stored_resource, served)
+
+
+def encoded_list(rt, meta: dict, parts: list[bytes]) -> EncodedJSON:
+    """A ``<Kind>List`` of the items' JSON ``parts``, in kube's key order."""
+    head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta}
+    opening = orjson.dumps(head)[:-1]  # without its closing brace
+    return EncodedJSON(opening + b',"items":[' + b",".join(parts) + b"]}")
 
 
 def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> Snapshot | None:
@@ -193,9 +200,8 @@ def _respond(scope: RequestScope, registry: Registry, revision: int, page: Page,
         meta["continue"] = encode_continue(revision, page.last_key)
         if page.remaining is not None:
             meta["remainingItemCount"] = page.remaining
-    head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta}
     if encoded:
-        opening = orjson.dumps(head)[:-1]  # without its closing brace
-        return Result(200, EncodedJSON(opening + b',"items":[' + b",".join(parts) + b"]}"))  # type: ignore[arg-type]
+        return Result(200, encoded_list(rt, meta, parts))  # type: ignore[arg-type]
+    head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta}
     head["items"] = [orjson.loads(part) for part in parts]
     return Result(200, head)

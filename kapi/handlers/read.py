@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kapi import errors
-from kapi.handlers.cachedlist import list_from_cache
+from kapi.handlers.cachedlist import encoded_list, list_from_cache
 from kapi.handlers.continue_token import encode_continue
 from kapi.handlers.listing import (
     decode_list_request,
@@ -49,8 +49,14 @@ def list_(scope: RequestScope, registry: Registry, encoded: bool = False) -> Res
     elif options.at_revision is not None and request.continue_token is None:
         # Exact at a version not reached yet: kube's "Too large resource version".
         wait_for_revision(registry.storage, options.at_revision)
+    # Where the served form is the stored form and plain JSON is asked for,
+    # the rows' JSON is served as it is, never all parsed at once.
+    stored_json = encoded and registry.serves_stored_form(rt)
     try:
-        listed = registry.list(rt, scope.namespace, options)
+        if stored_json:
+            page = registry.list_stored_json(rt, scope.namespace, options)
+        else:
+            listed = registry.list(rt, scope.namespace, options)
     except errors.StatusError as exc:
         if exc.code == 410 and request.continue_token:
             # kube hands out a token that goes on at the latest version (inconsistently).
@@ -61,6 +67,13 @@ def list_(scope: RequestScope, registry: Registry, encoded: bool = False) -> Res
         if exc.code == 410 and options.at_revision is not None:
             raise errors.expired(f"too old resource version: {options.at_revision}") from None
         raise
+    if stored_json:
+        meta: dict = {"resourceVersion": str(page.revision)}
+        if page.last_key is not None:
+            meta["continue"] = encode_continue(page.revision, page.last_key)
+            if page.remaining is not None:
+                meta["remainingItemCount"] = page.remaining
+        return Result(200, encoded_list(rt, meta, page.items))  # type: ignore[arg-type]
     meta = listed["metadata"]
     last_key = meta.pop("_last_key", None)
     if last_key is not None:

@@ -42,7 +42,7 @@ from kapi.storage import (
     Storage,
     default_storage,
 )
-from kapi.storage.interface import check_preconditions
+from kapi.storage.interface import EncodedPage, check_preconditions
 from kapi.validation.metadata import validate_object_meta, validate_object_meta_update
 
 __all__ = ["BEFORE_WRITE_OBSERVERS", "GC_FINALIZERS", "WRITE_OBSERVERS", "Registry", "now_rfc3339"]
@@ -327,20 +327,8 @@ class Registry(PatchMixin):
 
     def list(self, rt: ResourceType, namespace: str | None, options: ListOptions | None = None) -> Object:
         """A ``<Kind>List``; ``namespace`` None lists across all namespaces."""
-        options = options or ListOptions()
-        query = ListQuery(
-            group=rt.stored_group,
-            resource=rt.stored_resource,
-            namespace=(namespace if rt.namespaced else None),
-            labels=options.label_selector,
-            fields=options.field_selector,
-            limit=options.limit,
-            after=options.after,
-            at_revision=options.at_revision,
-            count_remaining=options.count_remaining,
-        )
         try:
-            page = self.storage.list(query)
+            page = self.storage.list(self._list_query(rt, namespace, options))
         except ResourceVersionExpired as exc:
             raise errors.expired(exc.message or "too old resource version") from None
         items = [self._out(rt, item) for item in page.items]
@@ -355,6 +343,29 @@ class Registry(PatchMixin):
             "metadata": out_meta,
             "items": items,
         }
+
+    def list_stored_json(self, rt: ResourceType, namespace: str | None, options: ListOptions | None = None) -> EncodedPage:
+        """``list`` of a resource whose served form is the stored form
+        (``serves_stored_form``), each item as its JSON, never all parsed."""
+        try:
+            return self.storage.list_page_encoded(self._list_query(rt, namespace, options))
+        except ResourceVersionExpired as exc:
+            raise errors.expired(exc.message or "too old resource version") from None
+
+    @staticmethod
+    def _list_query(rt: ResourceType, namespace: str | None, options: ListOptions | None) -> ListQuery:
+        options = options or ListOptions()
+        return ListQuery(
+            group=rt.stored_group,
+            resource=rt.stored_resource,
+            namespace=(namespace if rt.namespaced else None),
+            labels=options.label_selector,
+            fields=options.field_selector,
+            limit=options.limit,
+            after=options.after,
+            at_revision=options.at_revision,
+            count_remaining=options.count_remaining,
+        )
 
     # -- update ------------------------------------------------------------------
     def update(

@@ -26,6 +26,7 @@ __all__ = [
     "ChangeFilter",
     "EncodedItem",
     "EncodedList",
+    "EncodedPage",
     "FeedBatch",
     "GroupResource",
     "Key",
@@ -180,6 +181,17 @@ class EncodedList:
     revision: int
 
 
+@dataclass
+class EncodedPage:
+    """A :class:`ListPage` whose items are each object's JSON (stamped with
+    its resourceVersion, keys in kube's order), in (namespace, name) order."""
+
+    items: list[bytes]
+    revision: int
+    last_key: tuple[str, str] | None = None
+    remaining: int | None = None
+
+
 UpdateFunc = Callable[[Object], Object]
 
 
@@ -223,6 +235,13 @@ class Storage(ABC):
         never hold them all parsed."""
         page = self.list(query)
         return EncodedList([EncodedItem.of(o) for o in page.items], page.revision)
+
+    def list_page_encoded(self, query: ListQuery) -> EncodedPage:
+        """``list(query)`` with every object encoded as JSON, in order: for a
+        caller that serves the stored form as it is. Implementations may
+        stream the rows and never hold them all parsed."""
+        page = self.list(query)
+        return EncodedPage([encode_json(o) for o in page.items], page.revision, page.last_key, page.remaining)
 
     @abstractmethod
     def current_revision(self) -> int:

@@ -42,12 +42,14 @@ from kapi.storage.interface import (
     ChangeFilter,
     EncodedItem,
     EncodedList,
+    EncodedPage,
     FeedBatch,
     Key,
     ListPage,
     ListQuery,
     Object,
     Storage,
+    encode_json,
 )
 from kapi.storage.notify import notify_change
 from kapi.storage.summaries import SummaryReads
@@ -213,6 +215,10 @@ def _stamp(data: Any, revision: int) -> Object:
     meta["resourceVersion"] = str(revision)
     obj["metadata"] = _ordered(meta, _META_ORDER)
     return _ordered(obj, _TOP_ORDER)
+
+
+def _stamped_json(data: str | bytes, revision: int) -> bytes:
+    return encode_json(_stamp(data, revision))
 
 
 def encoded_item(data: str | bytes, revision: int) -> EncodedItem:
@@ -405,6 +411,20 @@ class PostgresStorage(SummaryReads, Storage):
             cur.execute(_FEED_ADVANCE, [consumer, revision])
 
     def list(self, query: ListQuery) -> ListPage:
+        rows, revision, last_key, remaining = self._page(query, _stamp)
+        return ListPage(items=rows, revision=revision, last_key=last_key, remaining=remaining)
+
+    def list_page_encoded(self, query: ListQuery) -> EncodedPage:
+        """``list`` with each object parsed, stamped and encoded again on its
+        own as its row streams in: a list the cache does not answer (a
+        resource over its memory budget: 500,000 ConfigMaps) never holds its
+        objects parsed, some thirty dicts and lists each, all at once."""
+        rows, revision, last_key, remaining = self._page(query, _stamped_json)
+        return EncodedPage(items=rows, revision=revision, last_key=last_key, remaining=remaining)
+
+    def _page(self, query: ListQuery, make) -> tuple[list, int, tuple[str, str] | None, int | None]:
+        """The page of ``query`` as ``make(data, resourceVersion)`` of each row,
+        its revision, the key it ends at if more follow, and how many do."""
         if query.at_revision is None:
             revision = self.current_revision()
         else:
@@ -412,23 +432,29 @@ class PostgresStorage(SummaryReads, Storage):
             if revision < self.compacted_revision():
                 raise ResourceVersionExpired(None, f"too old resource version: {revision}")
         sql, params = _list_sql(query, revision)
-        with connection.cursor() as cur:
-            cur.execute(sql, params)
-            rows = cur.fetchall()
+        wanted = None if query.limit is None else query.limit + 1
+        items: list = []
+        append = items.append
+        last = None
+        with connection.cursor() as cur, connection.wrap_database_errors:
+            for namespace, name, rv, data in cur.cursor.stream(sql, params, size=STREAM_ROWS):
+                if wanted is not None and len(items) == wanted - 1:
+                    more = True
+                    break
+                append(make(data, rv))
+                last = (namespace, name)
+            else:
+                more = False
         if query.at_revision is not None and revision < self.compacted_revision():
             # Compaction committed between the check above and the read: the
             # rows read may lack history. The marker and the deletion commit
             # together, so checking again after the read is enough.
             raise ResourceVersionExpired(None, f"too old resource version: {revision}")
-        more = query.limit is not None and len(rows) > query.limit
-        if more:
-            rows = rows[: query.limit]
-        items = [_stamp(data, rv) for (_ns, _name, rv, data) in rows]
-        last_key = (rows[-1][0], rows[-1][1]) if more else None
+        last_key = last if more else None
         remaining = None
         if more and query.count_remaining:
             remaining = self._count_after(query, revision, last_key)
-        return ListPage(items=items, revision=revision, last_key=last_key, remaining=remaining)
+        return items, revision, last_key, remaining
 
     def list_encoded(self, query: ListQuery) -> EncodedList:
         """``list`` for a cache that keeps what it reads (a whole collection,

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+import yaml
 from kapi_testserver import KapiServer, serving
 
 from tests.api.conftest import API, ROOT_CA, wait_for_root_ca
@@ -118,3 +119,19 @@ def test_a_resource_over_the_memory_budget_is_listed_from_postgresql(api2, ns2):
     # A resourceVersion=0 list of the big resource is whole too.
     r = api2.get(secrets, params={"resourceVersion": "0"})
     assert len(r.json()["items"]) == 70
+    # The database's answers are what memory's were: pages with their token
+    # and count, each item as a GET serves it, selectors, and YAML (which is
+    # encoded from the parsed objects, not from the rows' JSON).
+    first = fresh_get(api2, secrets, limit="30")
+    items, remaining = walk(api2, secrets, first, limit="30")
+    assert [o["metadata"]["name"] for o in items] == [f"s{i:02d}" for i in range(70)]
+    assert remaining == [40, 10, None]
+    assert items[7] == api2.get(f"{secrets}/s07").json()
+    labelled = api2.request("PATCH", f"{secrets}/s07", data='{"metadata":{"labels":{"pick":"me"}}}',
+                            headers={"Content-Type": "application/merge-patch+json"})
+    assert labelled.status_code == 200, labelled.text
+    picked = fresh_get(api2, secrets, labelSelector="pick=me").json()
+    assert [o["metadata"]["name"] for o in picked["items"]] == ["s07"]
+    as_yaml = api2.get(secrets, headers={"Accept": "application/yaml"})
+    assert as_yaml.status_code == 200 and as_yaml.headers["Content-Type"].startswith("application/yaml")
+    assert yaml.safe_load(as_yaml.text)["items"] == fresh_get(api2, secrets).json()["items"]
