@@ -45,7 +45,7 @@ from kapi.storage import listcache
 from kapi.storage.interface import ListQuery
 from kapi.storage.listsnapshot import Page, Snapshot
 
-__all__ = ["CONSISTENT_WAIT_SECONDS", "EncodedJSON", "encoded_list", "list_from_cache"]
+__all__ = ["CONSISTENT_WAIT_SECONDS", "EncodedJSON", "encoded_list", "list_from_cache", "list_metadata"]
 
 #: How long a consistent list waits for this process's cache to catch up with
 #: the database before the database answers instead (kube: 3 s).
@@ -88,6 +88,17 @@ def _key(scope: RequestScope) -> listcache.Key:
     conversion = rt.strategy.conversion_key(rt.version)
     served = f"{rt.api_version}#{conversion}" if conversion else rt.api_version
     return (rt.stored_group, rt.stored_resource, served)
+
+
+def list_metadata(revision: int, last_key: tuple[str, str] | None, remaining: int | None) -> dict:
+    """A list's ``metadata``: its revision and, when more follow, the token
+    that goes on after ``last_key`` and how many remain (if counted)."""
+    meta: dict = {"resourceVersion": str(revision)}
+    if last_key is not None:
+        meta["continue"] = encode_continue(revision, last_key)
+        if remaining is not None:
+            meta["remainingItemCount"] = remaining
+    return meta
 
 
 def encoded_list(rt, meta: dict, parts: list[bytes]) -> EncodedJSON:
@@ -195,11 +206,7 @@ def _respond(scope: RequestScope, registry: Registry, revision: int, page: Page,
 
     encode = listcache.ListCache.encode
     parts = [encode(entry, convert) for entry in page.entries]
-    meta: dict = {"resourceVersion": str(revision)}
-    if page.last_key is not None:
-        meta["continue"] = encode_continue(revision, page.last_key)
-        if page.remaining is not None:
-            meta["remainingItemCount"] = page.remaining
+    meta = list_metadata(revision, page.last_key, page.remaining)
     if encoded:
         return Result(200, encoded_list(rt, meta, parts))  # type: ignore[arg-type]
     head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kapi import errors
-from kapi.handlers.cachedlist import encoded_list, list_from_cache
+from kapi.handlers.cachedlist import encoded_list, list_from_cache, list_metadata
 from kapi.handlers.continue_token import encode_continue
 from kapi.handlers.listing import (
     decode_list_request,
@@ -68,11 +68,7 @@ def list_(scope: RequestScope, registry: Registry, encoded: bool = False) -> Res
             raise errors.expired(f"too old resource version: {options.at_revision}") from None
         raise
     if stored_json:
-        meta: dict = {"resourceVersion": str(page.revision)}
-        if page.last_key is not None:
-            meta["continue"] = encode_continue(page.revision, page.last_key)
-            if page.remaining is not None:
-                meta["remainingItemCount"] = page.remaining
+        meta = list_metadata(page.revision, page.last_key, page.remaining)
         return Result(200, encoded_list(rt, meta, page.items))  # type: ignore[arg-type]
     meta = listed["metadata"]
     last_key = meta.pop("_last_key", None)

@@ -432,19 +432,19 @@ class PostgresStorage(SummaryReads, Storage):
             if revision < self.compacted_revision():
                 raise ResourceVersionExpired(None, f"too old resource version: {revision}")
         sql, params = _list_sql(query, revision)
-        wanted = None if query.limit is None else query.limit + 1
+        limit = query.limit
         items: list = []
         append = items.append
         last = None
+        more = False
         with connection.cursor() as cur, connection.wrap_database_errors:
+            # The statement reads one row past ``limit``: its presence says more follow.
             for namespace, name, rv, data in cur.cursor.stream(sql, params, size=STREAM_ROWS):
-                if wanted is not None and len(items) == wanted - 1:
+                if limit is not None and len(items) == limit:
                     more = True
                     break
                 append(make(data, rv))
                 last = (namespace, name)
-            else:
-                more = False
         if query.at_revision is not None and revision < self.compacted_revision():
             # Compaction committed between the check above and the read: the
             # rows read may lack history. The marker and the deletion commit
