@@ -25,6 +25,7 @@ import orjson
 
 from kapi.auth.auditlog import AuditFile, limits_from_env
 from kapi.auth.user import UserInfo
+from kapi.clock import rfc3339_micro
 
 __all__ = ["MUTATING_VERBS", "audit_path", "event", "should_record", "write"]
 
@@ -55,10 +56,6 @@ def _audit_path(override: str | None, data_dir: str | None) -> Path | None:
 
 def should_record(verb: str, code: int) -> bool:
     return verb in MUTATING_VERBS or code in (401, 403)
-
-
-def _micro(ts: datetime) -> str:
-    return ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _user(user: UserInfo | None) -> dict:
@@ -113,8 +110,8 @@ def event(
         if reason:
             status["reason"] = reason
     out["responseStatus"] = status
-    out["requestReceivedTimestamp"] = _micro(received)
-    out["stageTimestamp"] = _micro(datetime.now(UTC))
+    out["requestReceivedTimestamp"] = rfc3339_micro(received)
+    out["stageTimestamp"] = rfc3339_micro(datetime.now(UTC))
     if annotations:
         out["annotations"] = annotations
     return out

@@ -7,9 +7,7 @@ applier's time when the object changed.
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime
-
+from kapi.clock import now_rfc3339
 from kapi.fieldmanager.interface import Wrapper
 from kapi.fieldmanager.managed import VersionedSet
 
@@ -18,17 +16,8 @@ __all__ = ["ManagedFieldsUpdater", "now"]
 _SELF = "current-operation"
 
 
-_formatted: tuple[int, str] = (0, "")
-
-
-def now() -> str:
-    """The time of a managedFields entry: whole seconds, formatted once per second."""
-    global _formatted
-    second = int(time.time())
-    cached = _formatted
-    if cached[0] != second:
-        cached = _formatted = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    return cached[1]
+#: The time of a managedFields entry: whole seconds.
+now = now_rfc3339
 
 
 class ManagedFieldsUpdater(Wrapper):

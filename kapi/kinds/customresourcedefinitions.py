@@ -11,10 +11,10 @@ finalizer that the workers run on delete (``kapi.kinds.crdcleanup``).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 from kapi.cel.fieldpath import field_path_target
+from kapi.clock import now_rfc3339
 from kapi.errors import Cause
 from kapi.kinds.crdnames import all_crds, calculate_names, claimed_names
 from kapi.registry.strategy import Column, Object, Strategy
@@ -54,10 +54,6 @@ def _names_causes(names: dict[str, Any], at: str) -> list[Cause]:
             invalid(f"{at}.listKind", kind, "kind and listKind may not be the same")
         )
     return causes
-
-
-def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _set_condition(

@@ -12,8 +12,10 @@ kube reports for YAML bodies and for every apply body, JSON included):
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+import orjson
 import yaml
 
 from kapi.patch.errors import BadPatch
@@ -58,8 +60,50 @@ def find_paths(doc: Any, duplicates: list[tuple[int, str]]) -> list[str]:
     return out
 
 
+#: A key's closing quote and its colon (and whatever else looks like one).
+_KEY_ENDS = re.compile(rb'"[ \t\n\r]*:')
+
+
+def _keys(node: Any) -> int | None:
+    """How many keys the objects in ``node`` have, all told; None if it holds
+    a float (orjson reads an integer past 64 bits as one, ``json`` keeps it
+    whole: the slow path decides)."""
+    count, todo = 0, [node]
+    while todo:
+        node = todo.pop()
+        if type(node) is dict:
+            count += len(node)
+            node = node.values()
+        for value in node:
+            kind = type(value)
+            if kind is dict or kind is list:
+                todo.append(value)
+            elif kind is float:
+                return None
+    return count
+
+
 def decode_json(raw: bytes) -> tuple[Any, list[str]]:
-    """(document, duplicate field paths)."""
+    """(document, duplicate field paths).
+
+    orjson first: ten times faster than ``json`` with a hook on every object,
+    and every create, update and patch body is decoded here. It keeps the last
+    of duplicate keys without saying so; but every key of valid JSON ends in a
+    quote and a colon (``_KEY_ENDS``), so when the body holds no more of those
+    than the document has keys, no key was repeated (string contents can only
+    add to the count, never take from it). Otherwise, or when orjson refuses
+    what ``json`` reads (``NaN``, UTF-16, lone surrogates), or the document
+    holds a float (``_keys``), the slow path below decodes and names each
+    duplicate."""
+    if isinstance(raw, bytes):
+        try:
+            doc = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            keys = _keys([doc])
+            if keys is not None and len(_KEY_ENDS.findall(raw)) <= keys:
+                return doc, []
     duplicates: list[tuple[int, str]] = []
     try:
         doc = json.loads(raw, object_pairs_hook=_hook(duplicates))

@@ -14,10 +14,10 @@ import secrets
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 from kapi import errors
+from kapi.clock import now_rfc3339
 from kapi.errors import Cause, StatusError
 from kapi.objcopy import deep_copy
 from kapi.registry.catalog import catalog
@@ -78,10 +78,6 @@ ADMISSION_PLUGINS: list = []
 def _admit(rt: ResourceType, namespace: str, new: Object, old: Object | None, dry_run: bool) -> None:
     for plugin in ADMISSION_PLUGINS:
         plugin(rt, namespace, new, old, dry_run)
-
-
-def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _random_suffix(n: int = 5) -> str:

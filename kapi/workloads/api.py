@@ -8,9 +8,10 @@ the Pods its previous run created).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from kapi.clock import now_rfc3339
 from kapi.errors import StatusError
 from kapi.lifecycle import objects
 from kapi.registry.catalog import catalog
@@ -56,8 +57,8 @@ def resource(group: str, plural: str) -> ResourceType:
     return rt
 
 
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+#: Now, as a ``metav1.Time``.
+now = now_rfc3339
 
 
 def parse_time(value: Any) -> datetime | None:
