@@ -12,8 +12,11 @@ logged; so does the end of the process (``logging.shutdown``). A process
 killed outright loses at most that last fraction of a second of request
 lines, as nginx does; ``KAPI_LOG_FLUSH_MS=0`` writes every line at once.
 
-The flushing thread exists only while lines wait: an idle server has none
-that wakes.
+One flushing thread per process, started by the first request line, sleeps
+on an event while no line waits: an idle server has no thread that wakes.
+(It used to be a ``threading.Timer`` per batch: five threads started a
+second per process under load, about 1% of the request threads' time under
+``py-spy``, for the start's hand-offs of the interpreter lock.)
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 
 __all__ = ["BufferedStreamHandler"]
 
@@ -37,7 +41,9 @@ class BufferedStreamHandler(logging.StreamHandler):
         self._pending: list[str] = []
         self._size = 0
         self._pid = os.getpid()
-        self._timer: threading.Timer | None = None
+        #: Set while lines wait for the flusher (the lock held to change it).
+        self._waiting = threading.Event()
+        self._flusher_pid = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         # Handler.handle holds self.lock around emit.
@@ -45,15 +51,18 @@ class BufferedStreamHandler(logging.StreamHandler):
             line = self.format(record) + self.terminator
             if self._pid != os.getpid():
                 # A forked child: the waiting lines are the parent's to write.
-                self._pid, self._pending, self._size, self._timer = os.getpid(), [], 0, None
+                self._pid, self._pending, self._size = os.getpid(), [], 0
+                self._waiting = threading.Event()
             self._pending.append(line)
             self._size += len(line)
             if record.name not in BUFFERED_LOGGERS or self.delay <= 0 or self._size >= self.max_bytes:
                 self._write()
-            elif self._timer is None:
-                self._timer = threading.Timer(self.delay, self._flush_later)
-                self._timer.daemon = True
-                self._timer.start()
+            elif not self._waiting.is_set():
+                if self._flusher_pid != self._pid:
+                    self._flusher_pid = self._pid
+                    threading.Thread(target=self._flush_when_due, args=(self._waiting,),
+                                     name="kapi-log-flusher", daemon=True).start()
+                self._waiting.set()
         except RecursionError:
             raise
         except Exception:
@@ -69,17 +78,19 @@ class BufferedStreamHandler(logging.StreamHandler):
         finally:
             self.release()
 
-    def _flush_later(self) -> None:
-        try:
-            self.flush()
-        except (OSError, ValueError):
-            pass  # the stream is gone (the process is ending): nothing to write to
+    def _flush_when_due(self, waiting: threading.Event) -> None:
+        """The flusher: ``delay`` after lines start to wait, write them."""
+        while True:
+            waiting.wait()
+            time.sleep(self.delay)
+            try:
+                self.flush()
+            except (OSError, ValueError):
+                return  # the stream is gone (the process is ending): nothing to write to
 
     def _write(self) -> None:
         """Write what waits (the lock held)."""
-        timer, self._timer = self._timer, None
-        if timer is not None and timer is not threading.current_thread():
-            timer.cancel()
+        self._waiting.clear()
         if self._pending:
             data = "".join(self._pending)
             self._pending.clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 import time
 
 from kapi.observability.logbuffer import BufferedStreamHandler
@@ -70,3 +71,26 @@ def test_flush_writes_what_waits_and_zero_delay_writes_at_once() -> None:
     eager, eager_stream = _handler(flush_ms=0)
     eager.handle(_record("kapi.request", "now"))
     assert eager_stream.getvalue() == "kapi.request now\n"
+
+
+def _flushers() -> int:
+    return sum(1 for t in threading.enumerate() if t.name == "kapi-log-flusher")
+
+
+def _wait_for(stream: CountingStream, text: str) -> None:
+    deadline = time.monotonic() + 10
+    while stream.getvalue() != text and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert stream.getvalue() == text
+
+
+def test_one_flusher_writes_batch_after_batch() -> None:
+    before = _flushers()
+    handler, stream = _handler(flush_ms=20)
+    handler.handle(_record("kapi.request", "first"))
+    _wait_for(stream, "kapi.request first\n")
+    handler.handle(_record("kapi.request", "second"))
+    handler.handle(_record("kapi.request", "third"))
+    _wait_for(stream, "kapi.request first\nkapi.request second\nkapi.request third\n")
+    assert stream.writes == 2
+    assert _flushers() == before + 1
