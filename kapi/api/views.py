@@ -17,6 +17,7 @@ from kapi.api.negotiation import negotiate_output
 from kapi.api.renderers import wants_pretty
 from kapi.api.request_info import parse_request_path, verb_for
 from kapi.api.transforms import OBJECT_TRANSFORMS, apply_transform
+from kapi.api.warning import warning_value
 from kapi.auth.access import registry_for
 from kapi.auth.rbac import RBAC_GROUP
 from kapi.handlers import patch, read, reviews, scale, write
@@ -262,7 +263,7 @@ class ResourceView(KubernetesView):
         response = super().finalize_response(request, response, *args, **kwargs)
         deprecation = getattr(request, "kapi_deprecation", None)
         if deprecation:
-            warning = '299 - "' + deprecation.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            warning = warning_value(deprecation)
             current = response.get("Warning")
             response["Warning"] = f"{warning}, {current}" if current else warning
         return response
@@ -332,9 +333,7 @@ class ResourceView(KubernetesView):
         if result.warnings:
             # One header value per warning, joined as Go's net/http would fold
             # repeated headers; kubectl splits them back.
-            response["Warning"] = ", ".join(
-                '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"' for w in result.warnings
-            )
+            response["Warning"] = ", ".join(warning_value(w) for w in result.warnings)
         return response
 
     def _handle(self, verb: str, scope: RequestScope, request) -> Result | StreamingHttpResponse:

@@ -53,6 +53,18 @@ def test_wrong_json_type_in_a_built_in_kind_is_bad_request(api, namespace):
     )
 
 
+def test_warnings_about_fields_with_control_characters_are_quoted(api, namespace):
+    """A warning naming a field whose key holds a newline or a control
+    character escapes it as kube's ``strconv.Quote`` does (a raw newline
+    would split the header): the write succeeds, with the warning."""
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    body = {**_cm("ctl", {"a": "1"}), "odd\nkey\u0001": 1}
+    response = api.post(f"{base}?fieldValidation=Warn", body)
+    assert response.status_code == 201, response.text
+    assert response.headers["Warning"] == '299 - "unknown field \\"odd\\nkey\\x01\\""'
+    assert api.get(f"{base}/ctl").json()["data"] == {"a": "1"}
+
+
 @pytest.mark.parametrize(
     ("method", "kind"), [("POST", "CreateOptions"), ("PUT", "UpdateOptions"), ("PATCH", "PatchOptions")]
 )
