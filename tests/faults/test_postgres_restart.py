@@ -24,8 +24,14 @@ MAX_ANSWER_SECONDS = 8.0
 
 def _resuming_watcher(other: Client, ns: str, seen: dict, stop: threading.Event,
                       restarts: list) -> None:
-    """list-then-watch, resuming from the last version seen; a 410 re-lists."""
-    listing = other.request("GET", f"/api/v1/namespaces/{ns}/configmaps").json()
+    """list-then-watch, resuming from the last version seen; a 410 re-lists.
+    The first list is retried as a reflector retries it: on a loaded machine
+    the other process may answer it with a 503 or 504 (its pool or its watch
+    cache behind the writers), which are answers to ask again."""
+    while (first := other.request("GET", f"/api/v1/namespaces/{ns}/configmaps")).status_code != 200:
+        restarts.append(first.status_code)
+        time.sleep(0.5)
+    listing = first.json()
     for item in listing["items"]:
         seen.setdefault(item["metadata"]["name"], []).append(
             int(item["metadata"]["resourceVersion"]))
