@@ -2,6 +2,7 @@
 
     python bench/inproc_writes.py --data-dir DIR [--count 300] [--rounds 3]
         [--verbs create,patch,put,apply] [--profile FILE]
+        [--compare-bridge | --compare-dispatch]
 
 Attaches to the PostgreSQL of the running kapi serving ``DIR`` (started with
 ``manage.py serve --data-dir DIR``), builds the API app as a uvicorn worker does
@@ -74,6 +75,10 @@ def main() -> int:
         "--compare-bridge", action="store_true",
         help="alternate short batches of Django's full request cycle and the bridge's lean one in this process",
     )
+    parser.add_argument(
+        "--compare-dispatch", action="store_true",
+        help="alternate short batches of DRF's dispatch and kapi.api.dispatch's lean one in this process",
+    )
     parser.add_argument("--code", type=Path, default=ROOT, help="the kapi checkout to import (default: this one)")
     args = parser.parse_args()
     _setup(args.data_dir.resolve(), args.code.resolve())
@@ -135,8 +140,11 @@ def main() -> int:
             call("PATCH", f"{base}/{name}", cm(name, f"a{i}{PAYLOAD}"), "application/apply-patch+yaml", "fieldManager=bench&force=true")
 
     verbs = args.verbs.split(",")
+    runs = {"create": run_create, "patch": run_patch, "put": run_put, "apply": run_apply}
     if args.compare_bridge:
-        return _compare_bridge(bridge, verbs, args, {"create": run_create, "patch": run_patch, "put": run_put, "apply": run_apply}, names)
+        return _compare_bridge(bridge, verbs, args, runs, names)
+    if args.compare_dispatch:
+        return _compare_dispatch(verbs, args, runs, names)
     results: dict[str, list[float]] = {v: [] for v in verbs}
     for _ in range(args.rounds):
         for verb in verbs:
@@ -188,11 +196,45 @@ def _compare_bridge(bridge, verbs, args, runs, names) -> int:
         bridge._resource_patterns = patterns
         bridge.load_middleware()
 
+    return _paired(verbs, args, runs, names, ("Django cycle", full), ("lean", lean))
+
+
+def _compare_dispatch(verbs, args, runs, names) -> int:
+    """DRF's ``APIView.dispatch`` against ``kapi.api.dispatch``, paired as
+    ``_compare_bridge``: for DRF, ``ResourceView`` answers a DRF ``Response``
+    as it did before the lean cycle, and DRF finalizes and renders it."""
+    from rest_framework.response import Response
+    from rest_framework.views import APIView
+
+    from kapi.api import dispatch
+    from kapi.api.views import ResourceView
+
+    lean_dispatch, lean_serve = ResourceView.dispatch, ResourceView._serve
+
+    def drf_serve(self, request):
+        result = lean_serve(self, request)
+        if not isinstance(result, dispatch.Answer):
+            return result
+        response = Response(result.data, status=result.status)
+        for name, value in result.headers.items():
+            response[name] = value
+        return response
+
+    def drf():
+        ResourceView.dispatch, ResourceView._serve = APIView.dispatch, drf_serve
+
+    def lean():
+        ResourceView.dispatch, ResourceView._serve = lean_dispatch, lean_serve
+
+    return _paired(verbs, args, runs, names, ("DRF dispatch", drf), ("lean", lean))
+
+
+def _paired(verbs, args, runs, names, first, second) -> int:
     for verb in verbs:
         pairs = []
         for _ in range(args.rounds):
             sample = []
-            for variant in (full, lean):
+            for _, variant in (first, second):
                 variant()
                 targets = None if verb == "create" else names(args.count)
                 if verb == "apply":
@@ -204,7 +246,8 @@ def _compare_bridge(bridge, verbs, args, runs, names) -> int:
         a = statistics.median(p[0] for p in pairs)
         b = statistics.median(p[1] for p in pairs)
         ratio = statistics.median(p[1] / p[0] for p in pairs)
-        print(f"{verb:6} Django cycle {a:.3f} ms  lean {b:.3f} ms  median paired ratio {ratio:.2f}  ({len(pairs)} pairs)")
+        print(f"{verb:6} {first[0]} {a:.3f} ms  {second[0]} {b:.3f} ms  "
+              f"median paired ratio {ratio:.2f}  ({len(pairs)} pairs)")
     return 0
 
 

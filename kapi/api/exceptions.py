@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from kapi import errors
 from kapi.errors import StatusError
 
-__all__ = ["status_exception_handler", "to_status_error"]
+__all__ = ["error_headers", "status_exception_handler", "to_status_error"]
 
 log = logging.getLogger("kapi.api")
 
@@ -54,11 +54,18 @@ def to_status_error(exc: BaseException) -> StatusError:
     return errors.internal_error(f"{type(exc).__name__}: {exc}")
 
 
+def error_headers(error: StatusError) -> dict[str, str]:
+    """The headers that go with an error's ``Status`` (``Retry-After``, and
+    for a 401 the challenge)."""
+    headers = dict(error.headers)
+    if error.code == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="kapi"'
+    return headers
+
+
 def status_exception_handler(exc, context) -> Response:
     error = to_status_error(exc)
     response = Response(error.status, status=error.code)
-    for name, value in error.headers.items():
+    for name, value in error_headers(error).items():
         response[name] = value
-    if error.code == 401:
-        response["WWW-Authenticate"] = 'Bearer realm="kapi"'
     return response

@@ -1,4 +1,9 @@
-"""The HTTP edge: DRF views that decode requests and hand them to ``kapi.handlers``."""
+"""The HTTP edge: views that decode requests and hand them to ``kapi.handlers``.
+
+Discovery, OpenAPI, /version and the health checks are DRF views; the
+resource view, which serves nearly every request, runs its request cycle in
+``kapi.api.dispatch`` (the same steps, without DRF's per-request machinery).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kapi import errors
-from kapi.api import discovery, filters, protobuf_negotiation
+from kapi.api import discovery, dispatch, filters, protobuf_negotiation
 from kapi.api.negotiation import negotiate_output
 from kapi.api.renderers import wants_pretty
 from kapi.api.request_info import parse_request_path, verb_for
@@ -254,13 +259,24 @@ class ResourceView(KubernetesView):
     protobuf = True
     resource_view = True
 
+    def dispatch(self, request, *args, **kwargs):
+        """The methods that serve resources run ``kapi.api.dispatch``'s lean
+        cycle; any other (OPTIONS, TRACE) DRF's own."""
+        if request.method not in dispatch.METHODS:
+            return super().dispatch(request, *args, **kwargs)
+        return dispatch.serve(self, request, args, kwargs)
+
     def get(self, request, **kwargs):
         return self._serve(request)
 
     def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        return self.finish_response(request, response)
+
+    @staticmethod
+    def finish_response(request, response):
         """A deprecated custom resource version warns on every request to it,
         failed ones included (kube's crdHandler adds the warning first)."""
-        response = super().finalize_response(request, response, *args, **kwargs)
         deprecation = getattr(request, "kapi_deprecation", None)
         if deprecation:
             warning = warning_value(deprecation)
@@ -329,12 +345,12 @@ class ResourceView(KubernetesView):
         output = request.kapi_output
         if result.transformable and output.transform is not None:
             body = apply_transform(rt, body, output.transform, request.GET.get("includeObject"))
-        response = Response(body, status=result.status)
+        answer = dispatch.Answer(body, result.status)
         if result.warnings:
             # One header value per warning, joined as Go's net/http would fold
             # repeated headers; kubectl splits them back.
-            response["Warning"] = ", ".join(warning_value(w) for w in result.warnings)
-        return response
+            answer.headers["Warning"] = ", ".join(warning_value(w) for w in result.warnings)
+        return answer
 
     def _handle(self, verb: str, scope: RequestScope, request) -> Result | StreamingHttpResponse:
         reg = registry()
