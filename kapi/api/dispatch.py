@@ -46,6 +46,8 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"})
 
 _negotiator = KubernetesContentNegotiation()
 _JSON = JSONRenderer()
+#: ``APIRequest._data`` until the body is decoded.
+_UNREAD = object()
 
 
 @dataclass(slots=True)
@@ -58,23 +60,10 @@ class Answer:
 
 
 @cache
-def _parsers() -> tuple:
-    return tuple(parser() for parser in api_settings.DEFAULT_PARSER_CLASSES)
-
-
-@cache
-def _renderers(classes: tuple) -> tuple:
-    return tuple(renderer() for renderer in classes)
-
-
-@cache
-def _authenticators(classes: tuple) -> tuple:
-    return tuple(authenticator() for authenticator in classes)
-
-
-@cache
-def _permissions(classes: tuple) -> tuple:
-    return tuple(permission() for permission in classes)
+def _instances(classes: tuple) -> tuple:
+    """One instance of each class (parsers, renderers, authenticators,
+    permissions: none keeps state between requests), made once per process."""
+    return tuple(cls() for cls in classes)
 
 
 class APIRequest:
@@ -93,6 +82,7 @@ class APIRequest:
         self.kapi_output = None
         self.accepted_renderer = None
         self.accepted_media_type = None
+        self._data = _UNREAD
 
     def __getattr__(self, name: str):
         if name.startswith("__") or name == "_request":
@@ -116,12 +106,9 @@ class APIRequest:
         JSON), as DRF decodes it: no body (``Content-Length`` 0 or absent) is
         ``{}``, an unknown type is 415, a parser's error is raised once and
         leaves ``{}`` behind."""
-        try:
-            return self._data
-        except AttributeError:
-            pass
-        self._data = {}
-        self._data = self._parse()
+        if self._data is _UNREAD:
+            self._data = {}
+            self._data = self._parse()
         return self._data
 
     def _parse(self):
@@ -132,7 +119,7 @@ class APIRequest:
             length = 0
         if length == 0:
             return {}
-        parser = _negotiator.select_parser(self, _parsers())
+        parser = _negotiator.select_parser(self, _instances(tuple(api_settings.DEFAULT_PARSER_CLASSES)))
         if parser is None:
             raise UnsupportedMediaType(self.content_type)
         raw = self._request
@@ -143,7 +130,7 @@ class APIRequest:
 def _authenticate(view, request: APIRequest) -> None:
     """DRF's ``Request._authenticate``: the first authenticator that knows the
     credentials names the user; one that refuses them raises (401)."""
-    for authenticator in _authenticators(tuple(view.authentication_classes)):
+    for authenticator in _instances(tuple(view.authentication_classes)):
         found = authenticator.authenticate(request)
         if found is not None:
             request.user, request.auth = found
@@ -161,10 +148,10 @@ def _handle(view, request: APIRequest, args, kwargs):
         except errors.StatusError as exc:
             refused = exc
         request.accepted_renderer, request.accepted_media_type = _negotiator.select_renderer(
-            request, _renderers(tuple(view.renderer_classes))
+            request, _instances(tuple(view.renderer_classes))
         )
         _authenticate(view, request)
-        for permission in _permissions(tuple(view.permission_classes)):
+        for permission in _instances(tuple(view.permission_classes)):
             permission.has_permission(request, view)
         if refused is not None:
             raise refused
@@ -177,12 +164,7 @@ def _handle(view, request: APIRequest, args, kwargs):
 
 def _content_type(request: APIRequest, code: int) -> str:
     output = request.kapi_output
-    if output is None:
-        return request.accepted_media_type
-    if code < 400 or output.transform is None:
-        return output.content_type
-    # An error is a Status, not the transform asked for.
-    return output.content_type.split(";")[0]
+    return request.accepted_media_type if output is None else output.content_type_for(code)
 
 
 def _render(request: APIRequest, answer: Answer) -> HttpResponse:

@@ -70,6 +70,13 @@ class Output:
             return f"{base};as={as_};g={g};v={v}"
         return base
 
+    def content_type_for(self, code: int) -> str:
+        """The ``Content-Type`` of an answer with this code: an error is a
+        ``Status``, not the transform asked for, so it drops the parameters."""
+        if code < 400 or self.transform is None:
+            return self.content_type
+        return _MEDIA_TYPES[self.encoding]
+
 
 def parse_accept(header: str) -> list[MediaType]:
     out: list[tuple[float, int, MediaType]] = []

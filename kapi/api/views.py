@@ -119,10 +119,7 @@ class KubernetesView(HeadIsGet, APIView):
         filters.finish(request, response, self.resource_view)
         output = getattr(request, "kapi_output", None)
         if isinstance(response, Response) and output is not None and response.content_type is None:
-            if response.status_code < 400 or output.transform is None:
-                response.content_type = output.content_type
-            else:
-                response.content_type = output.content_type.split(";")[0]
+            response.content_type = output.content_type_for(response.status_code)
         return response
 
 
