@@ -274,8 +274,9 @@ def sweep(resync: bool = False) -> bool:
     for the first key not due yet. Returns whether it found anything to do."""
     found = False
     for name in feed.feeds():
-        if feed.run(name):
-            feed.run_again(name)
+        again = feed.run(name)
+        if again is not None:
+            feed.run_again(name, again)
             found = True
     if resync:
         for watches in feed.feeds().values():

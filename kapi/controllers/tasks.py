@@ -28,8 +28,9 @@ _COMMON = dict(
 @app.task(name="kapi.controllers.process_changes", **_COMMON)
 def process_changes(name: str) -> None:
     """Read feed ``name`` (woken by a write that matters to it)."""
-    if feed.run(name):
-        feed.run_again(name)
+    again = feed.run(name)
+    if again is not None:
+        feed.run_again(name, again)
 
 
 @app.task(name="kapi.controllers.work", **_COMMON)
