@@ -11,7 +11,12 @@ from ``/proc``) that each part of the server serving ``DIR`` used meanwhile:
   and ``kapi-notify`` are the listener's and the notifier's connections;
   ``client backend`` is everything else, mostly the request threads' pool),
   and PostgreSQL's own processes by kind;
-* Celery, Redis and ``serve`` itself.
+* Celery, Redis and ``serve`` itself;
+* processes that started and ended meanwhile (a backend per new database
+  connection, say), which ``/proc`` no longer lists at the end: their CPU is
+  in their parent's ``cutime``/``cstime`` once reaped, counted as "ended
+  children of" the parent's part. kbench's ``--server-pids`` reads only the
+  processes it was given, and misses them.
 
 ``--per N`` also prints each figure in milliseconds per operation, for a
 command that made N operations. Issue #15's fourth pass and session 9 in
@@ -31,12 +36,15 @@ from kbench_table import server_pids
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _cpu(stat_path: str) -> float:
+def _cpu(stat_path: str, children: bool = False) -> float:
+    """CPU seconds of a process or thread; ``children``: of its children
+    that have ended and been waited for."""
     try:
         fields = Path(stat_path).read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
+    first = 13 if children else 11
+    return (int(fields[first]) + int(fields[first + 1])) / TICK
 
 
 def _cmdline(pid: int) -> str:
@@ -72,6 +80,7 @@ def _snapshot(pids: list[int]) -> dict[str, float]:
     out = {}
     for pid in pids:
         out[f"{pid}"] = _cpu(f"/proc/{pid}/stat")
+        out[f"{pid}+ended"] = _cpu(f"/proc/{pid}/stat", children=True)
         if "multiprocessing" in _cmdline(pid):
             try:
                 threads = os.listdir(f"/proc/{pid}/task")
@@ -105,10 +114,17 @@ def main() -> None:
 
     totals: dict[str, float] = {}
     for key, value in after.items():
+        pid, ended, _ = key.partition("+")
+        if ended and key not in before:
+            continue  # a new parent: what its children did before is not ours
         spent = value - before.get(key, 0.0)
-        pid, _, tid = key.partition("/")
+        pid, _, tid = pid.partition("/")
         label = _label(int(pid), names)
-        if label == "api worker":
+        if ended:
+            if spent < 0.005:
+                continue
+            label = f"ended children of {label}"
+        elif label == "api worker":
             if not tid:
                 continue  # counted by its threads
             label += ": event-loop thread" if tid == pid else ": other threads"
