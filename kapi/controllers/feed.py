@@ -45,7 +45,10 @@ BATCH = 1000
 #: watch-consistency) runs went back to back, each reading a handful of
 #: changes, and the workers' CPU per write was a third of the API's. Paced,
 #: a run reads what the last PACE brought; a write waits at most PACE more
-#: for its controllers, and only while others keep the feed busy.
+#: for its controllers, and only while others keep the feed busy. The wait
+#: is a Celery countdown (a message a worker holds that long, unlike the
+#: due timers of ``kapi.duetimer``): a worker killed while holding it leaves
+#: the flag set, and the safety sweep runs the feed.
 PACE = 0.1
 
 
