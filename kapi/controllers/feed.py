@@ -11,9 +11,9 @@ One run of a feed at a time (a session advisory lock, released by PostgreSQL
 if the worker dies). Writers that matter wake a feed through its flag
 (``kapi.wakeflag``, ``wake``); a burst of writes sends one run, and a run
 checks the flag again when it stops. A feed that a stream of writes keeps
-waking runs at most every ``PACE`` seconds; a backlog runs again at once. When the cursor is missing or older than
-the compacted history, the feed asks each watch to ``resync`` (rebuild its
-keys from the objects) instead.
+waking runs at most every ``PACE`` seconds; a backlog runs again at once.
+When the cursor is missing or older than the compacted history, the feed asks
+each watch to ``resync`` (rebuild its keys from the objects) instead.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from kapi.storage import default_storage
 from kapi.storage.interface import Change, ChangeFilter
 from kapi.wakeflag import WakeFlag, send_on_commit
 
-__all__ = ["BATCH", "Plan", "Watch", "feeds", "run", "run_again", "wake"]
+__all__ = ["BATCH", "Plan", "Watch", "catch_up", "feeds", "run", "run_again", "wake"]
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +122,8 @@ class _FeedTask:
         self.name = _task().name
 
     def delay(self) -> None:
-        if self.countdown > 0:
-            _task().apply_async((self.feed,), countdown=self.countdown)
-        else:
-            _task().delay(self.feed)
+        # Celery sends a countdown of 0 as no countdown.
+        _task().apply_async((self.feed,), countdown=self.countdown)
 
 
 def wake(name: str) -> None:
@@ -137,6 +135,16 @@ def run_again(name: str, after: float = 0.0) -> None:
     """Enqueue feed ``name``, ``after`` seconds from now, without looking at
     its flag (``run`` asked for it)."""
     send_on_commit(_FeedTask(name, after))
+
+
+def catch_up(name: str) -> bool:
+    """``run`` feed ``name``, and enqueue its next run if it asks for one.
+    Returns whether it did."""
+    again = run(name)
+    if again is None:
+        return False
+    run_again(name, again)
+    return True
 
 
 def _lock_key(name: str) -> int:

@@ -274,10 +274,7 @@ def sweep(resync: bool = False) -> bool:
     for the first key not due yet. Returns whether it found anything to do."""
     found = False
     for name in feed.feeds():
-        again = feed.run(name)
-        if again is not None:
-            feed.run_again(name, again)
-            found = True
+        found = feed.catch_up(name) or found
     if resync:
         for watches in feed.feeds().values():
             for watch in watches:

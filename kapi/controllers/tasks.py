@@ -28,9 +28,7 @@ _COMMON = dict(
 @app.task(name="kapi.controllers.process_changes", **_COMMON)
 def process_changes(name: str) -> None:
     """Read feed ``name`` (woken by a write that matters to it)."""
-    again = feed.run(name)
-    if again is not None:
-        feed.run_again(name, again)
+    feed.catch_up(name)
 
 
 @app.task(name="kapi.controllers.work", **_COMMON)
