@@ -122,6 +122,19 @@ async def _read_body(receive) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+def _with_length(scope: dict, body: bytes) -> dict:
+    """``scope`` of a request whose body came without ``Content-Length``
+    (``Transfer-Encoding: chunked``), given the length of the body read:
+    Django reads a request's body only as far as that header says, and a
+    chunked create or patch was read as empty (kube-apiserver reads it
+    whole). One over the limit stays over it, and gets its 413."""
+    headers = scope["headers"]
+    for name, _ in headers:
+        if name == b"content-length":
+            return scope
+    return {**scope, "headers": [*headers, (b"content-length", b"%d" % len(body))]}
+
+
 def _headers(response: HttpResponse) -> list[tuple[bytes, bytes]]:
     headers = []
     for header, value in response.items():
@@ -289,6 +302,8 @@ class APIBridge(base.BaseHandler):
             body = await _read_body(receive)
         except _Disconnected:
             return
+        if body:
+            scope = _with_length(scope, body)
         listcache.bind_loop(asyncio.get_running_loop())
         status, headers, content = await self.threads.call(self._respond, scope, body)
         await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -81,6 +81,39 @@ def test_unknown_content_type_is_415(api, namespace):
     assert_status(r, 415, "UnsupportedMediaType")
 
 
+def _chunks(body: bytes, size: int = 1000):
+    """``body`` as a generator: requests sends it ``Transfer-Encoding: chunked``,
+    without ``Content-Length``."""
+    for start in range(0, len(body), size):
+        yield body[start:start + size]
+
+
+def test_chunked_bodies_are_read_whole(api, namespace):
+    """A body sent in chunks, without Content-Length, is read whole, as
+    kube-apiserver reads it: a create and a merge patch both apply."""
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    body = json.dumps({"metadata": {"name": "chunked"}, "data": {"a": "x" * 5000}}).encode()
+    r = api.request("POST", base, data=_chunks(body), headers={"Content-Type": "application/json"})
+    assert r.request.headers.get("Transfer-Encoding") == "chunked"
+    assert "Content-Length" not in r.request.headers
+    assert r.status_code == 201, r.text
+    assert r.json()["data"]["a"] == "x" * 5000
+    patch = json.dumps({"data": {"b": "y"}}).encode()
+    r = api.request("PATCH", f"{base}/chunked", data=_chunks(patch, 5),
+                    headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["data"] == {"a": "x" * 5000, "b": "y"}
+    assert api.get(f"{base}/chunked").json()["data"] == {"a": "x" * 5000, "b": "y"}
+
+
+def test_chunked_body_over_3_mib_is_413_and_writes_nothing(api, namespace):
+    base = f"/api/v1/namespaces/{namespace}/configmaps"
+    big = ('{"metadata":{"name":"bigchunked"},"data":{"a":"' + "x" * (3 * 1024 * 1024) + '"}}').encode()
+    r = api.request("POST", base, data=_chunks(big, 64 * 1024), headers={"Content-Type": "application/json"})
+    assert_status(r, 413, "RequestEntityTooLarge")
+    assert_status(api.get(f"{base}/bigchunked"), 404, "NotFound")
+
+
 def test_body_over_3_mib_is_413(api, namespace):
     big = '{"metadata":{"name":"big"},"data":{"a":"' + "x" * (3 * 1024 * 1024) + '"}}'
     r = api.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", data=big, headers={"Content-Type": "application/json"})
