@@ -19,7 +19,6 @@ in; ``authz`` (an admission-policy library, not in CRD rules) is not provided.
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -29,6 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 import cel
 from cel.stdlib import STDLIB_FUNCTIONS
 
+from kapi import quantity as quantities
 from kapi.cel import semver as semverlib
 from kapi.cel.rewrite import FUNCTIONS as REWRITE_FUNCTIONS
 from kapi.validation import names
@@ -48,37 +48,12 @@ class CelError(ValueError):
 
 # -- quantity -------------------------------------------------------------------
 
-_QUANTITY_RE = re.compile(
-    r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
-)
-_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-_DECIMAL = {
-    "n": -9,
-    "u": -6,
-    "m": -3,
-    "": 0,
-    "k": 3,
-    "M": 6,
-    "G": 9,
-    "T": 12,
-    "P": 15,
-    "E": 18,
-}
-
 
 def parse_quantity(text: str) -> Fraction:
-    match = _QUANTITY_RE.match(text.strip()) if isinstance(text, str) else None
-    if not match:
-        raise CelError(
-            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-        )
-    number, suffix = match.group(1), match.group(2) or ""
-    value = Fraction(number)
-    if suffix in _BINARY:
-        return value * 1024 ** _BINARY[suffix]
-    if suffix in _DECIMAL:
-        return value * Fraction(10) ** _DECIMAL[suffix]
-    return value * Fraction(10) ** int(suffix[1:])
+    try:
+        return quantities.parse(text)
+    except quantities.QuantityError as error:
+        raise CelError(str(error)) from None
 
 
 def _q(value: Fraction) -> dict:
@@ -105,31 +80,7 @@ def is_quantity(text: str) -> bool:
     return True
 
 
-def quantity_string(value: Fraction) -> str:
-    """A canonical form: binary suffixes for multiples of 1024 that are not
-    multiples of 1000, decimal suffixes otherwise (``1500m``, ``2k``, ``1Gi``)."""
-    sign = "-" if value < 0 else ""
-    value = abs(value)
-    if (
-        value.denominator == 1
-        and value
-        and value.numerator % 1024 == 0
-        and value.numerator % 1000
-    ):
-        n, power = value.numerator, 0
-        while n % 1024 == 0 and power < 6:
-            n, power = n // 1024, power + 1
-        suffix = {v: k for k, v in _BINARY.items()}[power]
-        return f"{sign}{n}{suffix}"
-    for exponent in (18, 15, 12, 9, 6, 3, 0, -3, -6, -9):
-        scaled = value / Fraction(10) ** exponent
-        if scaled.denominator == 1 and (
-            scaled.numerator % 1000 or exponent == 18 or not value
-        ):
-            suffix = {v: k for k, v in _DECIMAL.items()}[exponent]
-            return f"{sign}{scaled.numerator}{suffix}"
-    # Below nano: kube rounds up to the nearest nano.
-    return f"{sign}{math.ceil(value * 10**9)}n"
+quantity_string = quantities.canonical
 
 
 def _as_integer(q: dict) -> int:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from kapi.cel.library import CelError, parse_quantity, quantity_string
+from kapi import quantity as quantities
 
 __all__ = [
     "Usage",
@@ -65,15 +65,15 @@ def parse_list(values: Any) -> Usage:
     out: Usage = {}
     for name, value in (values or {}).items() if isinstance(values, dict) else ():
         try:
-            out[str(name)] = parse_quantity(str(value))
-        except CelError:
+            out[str(name)] = quantities.parse(str(value))
+        except quantities.QuantityError:
             continue
     return out
 
 
 def quantity(value: Fraction) -> str:
     """kube's canonical text of a quantity (``0``, ``500m``, ``252Mi``, ``2``)."""
-    return quantity_string(value) if value else "0"
+    return quantities.canonical(value)
 
 
 def format_list(values: Usage) -> dict[str, str]:

@@ -24,6 +24,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
+from kapi import quantity as quantities
 from kapi.errors import Cause
 from kapi.registry.decodeerrors import TypeMismatch
 from kapi.registry.definitions import definitions
@@ -38,9 +39,6 @@ __all__ = [
     "validator_for_schema",
 ]
 
-QUANTITY_RE = re.compile(
-    r"^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?\d+))?$"
-)
 _DURATION_RE = re.compile(r"^([+-]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$")
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _HOSTNAME_RE = re.compile(
@@ -62,7 +60,7 @@ def _format(name: str):
 
 @_format("quantity")
 def _quantity(value: str) -> bool:
-    return bool(QUANTITY_RE.match(value))
+    return bool(quantities.PATTERN.match(value))
 
 
 @_format("byte")
