@@ -42,7 +42,6 @@ import fcntl
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -67,6 +66,36 @@ __all__ = ["Command"]
 
 class _StopRequested(BaseException):
     """Raised by the signal handler while start-up is still in progress."""
+
+
+class _StopFlag:
+    """Whether serve was asked to stop, set from a signal handler: a plain
+    attribute, where ``threading.Event.set()`` can wait forever for the lock
+    the interrupted main thread holds. ``wait`` sleeps instead of waiting on
+    a condition; a signal ends the sleep's wait for the flag within its
+    timeout."""
+
+    def __init__(self) -> None:
+        self._set = False
+        self._signal: int | None = None
+
+    def set(self, signum: int | None = None) -> None:
+        if signum is not None and not self._set:
+            self._signal = signum
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float) -> bool:
+        if not self._set:
+            time.sleep(timeout)
+        return self._set
+
+    def take_signal(self) -> int | None:
+        """The signal that set the flag, once."""
+        signum, self._signal = self._signal, None
+        return signum
 
 
 class Command(BaseCommand):
@@ -155,7 +184,7 @@ class Command(BaseCommand):
         if problem:
             os.close(lock_fd)
             raise CommandError(f"{problem} (is another kapi serve running?)")
-        self._stopping = threading.Event()
+        self._stopping = _StopFlag()
         self._starting = True
         previous = {
             sig: signal.signal(sig, self._on_signal)
@@ -173,14 +202,23 @@ class Command(BaseCommand):
             sys.exit(code)
 
     def _on_signal(self, signum: int, frame: object) -> None:
+        # Only the flag: the handler runs between two bytecodes of the main
+        # thread, which may hold the lock of a threading.Event (set() here
+        # waited for it forever: serve hung on SIGTERM) or be inside a write
+        # to stdout (a second write here raises). The main thread says it.
         if self._stopping.is_set():
             return
-        self._stopping.set()
-        self._say(f"received {signal.Signals(signum).name}, stopping")
+        self._stopping.set(signum)
         if self._starting:
             # Interrupt whatever start-up step is running; the ExitStack in
             # _run stops what was already started.
             raise _StopRequested
+
+    def _say_stopping(self) -> None:
+        """Once, from the main thread: the signal that asked serve to stop."""
+        signum = self._stopping.take_signal()
+        if signum is not None:
+            self._say(f"received {signal.Signals(signum).name}, stopping")
 
     def _run(self, data_dir: Path, bind: endpoint.Endpoint, options: dict) -> int:
         log_level = str(options["log_level"])
@@ -257,6 +295,7 @@ class Command(BaseCommand):
                     return 0
                 return self._watch(supervisor, bind, tls.ca_cert, data_dir)
             finally:
+                self._say_stopping()
                 # From here on a signal only sets the flag: the stack is unwinding.
                 self._starting = False
                 self._stopping.set()
