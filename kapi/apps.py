@@ -15,7 +15,7 @@ class KapiConfig(AppConfig):
 
         from kapi.controlplane import wakeup as controlplane
         from kapi.lifecycle.wakeup import before_write, on_write
-        from kapi.quota.admission import admit as quota_admission
+        from kapi.quota.admission import PLUGIN as quota_admission
         from kapi.registry.store import (
             ADMISSION_PLUGINS,
             BEFORE_WRITE_OBSERVERS,

@@ -4,8 +4,10 @@ take any matching quota of its namespace past ``spec.hard`` is refused with
 kube's 403 text, and an admitted one is charged to the quota's ``status.used``
 at once, written with the quota's resourceVersion (a conflict reads the quota
 again and decides again), so two writers never both take the last slot. The
-quota controller recomputes ``status.used`` from the objects afterwards (a
-charge whose write then failed is released there, as in kube).
+registry writes the charge and the object in one transaction (``writes``): a
+recount by the quota controller sees both or neither, so it can never put
+back a count that misses an object whose charge it read, and a write that
+fails takes its charge with it.
 
 A namespace with no quota costs one indexed read, and then nothing for as
 long as this process's watch cache sees no quota appear there
@@ -26,7 +28,7 @@ from kapi.quota.lister import empty_namespaces
 from kapi.storage import Key, KeyNotFound, ResourceVersionConflict, default_storage
 from kapi.storage.interface import ListQuery
 
-__all__ = ["admit"]
+__all__ = ["PLUGIN", "admit"]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,25 @@ def admit(rt, namespace: str, new: dict, old: dict | None, dry_run: bool) -> Non
     name = (new.get("metadata") or {}).get("name") or ""
     for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
         _charge(rt, namespace, name, quota, group, resource, new, cost, dry_run)
+
+
+def writes(rt, namespace: str, updating: bool) -> bool:
+    """Whether admitting a write may charge a quota: not in a namespace this
+    process knows to hold none, nor for an update of a kind whose cost only a
+    create adds."""
+    if not rt.namespaced or not namespace or empty_namespaces().known_empty(namespace):
+        return False
+    return not updating or (rt.stored_group, rt.stored_resource) in quota_usage.GROWS_ON_UPDATE
+
+
+class _QuotaAdmission:
+    """The registry's admission plugin (``kapi.registry.store.AdmissionPlugin``)."""
+
+    __call__ = staticmethod(admit)
+    writes = staticmethod(writes)
+
+
+PLUGIN = _QuotaAdmission()
 
 
 def _charge(rt, namespace, name, quota, group, resource, new, cost, dry_run) -> None:

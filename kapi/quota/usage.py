@@ -21,6 +21,7 @@ from typing import Any
 from kapi import quantity as quantities
 
 __all__ = [
+    "GROWS_ON_UPDATE",
     "Usage",
     "format_list",
     "matches_scopes",
@@ -43,6 +44,9 @@ LEGACY_COUNTS = {
     "resourcequotas": "resourcequotas",
     "persistentvolumeclaims": "persistentvolumeclaims",
 }
+#: Kinds whose cost an update can raise; any other kind costs only its
+#: count, which a create adds and no update changes.
+GROWS_ON_UPDATE = frozenset({("", "pods"), ("", "services"), ("", "persistentvolumeclaims")})
 #: Compute resources whose requests count under their bare name too.
 _BARE = ("cpu", "memory", "ephemeral-storage")
 _NATIVE_PREFIX = ("kubernetes.io/", "requests.", "limits.")

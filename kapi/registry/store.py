@@ -13,8 +13,8 @@ import dataclasses
 import secrets
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import contextmanager, nullcontext
+from typing import Any, Protocol
 
 from kapi import errors
 from kapi.clock import now_rfc3339
@@ -68,16 +68,31 @@ WRITE_OBSERVERS: list = []
 #: stands): for what must be visible no later than the write itself (the
 #: request a write came from, kapi.observability.origin).
 BEFORE_WRITE_OBSERVERS: list = []
-#: Called as ``plugin(rt, namespace, new, old, dry_run)`` (``old`` None on
-#: create) after validation and the writer's own admission, for every create
-#: and every update that changes something, whoever writes: may refuse with a
-#: ``StatusError`` (kube's ResourceQuota admission, ``kapi.quota.admission``).
-ADMISSION_PLUGINS: list = []
+
+
+class AdmissionPlugin(Protocol):
+    """Validating admission that every create and every update that changes
+    something goes through, after validation and the writer's own admission,
+    whoever writes (kube's ResourceQuota admission, ``kapi.quota.admission``)."""
+
+    def __call__(self, rt: ResourceType, namespace: str, new: Object, old: Object | None, dry_run: bool) -> None:
+        """May refuse with a ``StatusError`` (``old`` is None on create)."""
+
+    def writes(self, rt: ResourceType, namespace: str, updating: bool) -> bool:
+        """Whether admitting such a write may itself write (a quota's charge):
+        then the two commit together, or neither does."""
+
+
+ADMISSION_PLUGINS: list[AdmissionPlugin] = []
 
 
 def _admit(rt: ResourceType, namespace: str, new: Object, old: Object | None, dry_run: bool) -> None:
     for plugin in ADMISSION_PLUGINS:
         plugin(rt, namespace, new, old, dry_run)
+
+
+def _admission_writes(rt: ResourceType, namespace: str, updating: bool) -> bool:
+    return any(plugin.writes(rt, namespace, updating) for plugin in ADMISSION_PLUGINS)
 
 
 def _random_suffix(n: int = 5) -> str:
@@ -264,25 +279,32 @@ class Registry(PatchMixin):
                     raise errors.already_exists(rt.group, rt.plural, meta["name"])
                 _admit(rt, namespace, obj, None, True)
                 return obj
-            _admit(rt, namespace, obj, None, False)
+            # A quota's charge commits with the object: the quota controller's
+            # recount then sees both or neither, and cannot undo the charge.
+            with self.storage.atomic() if _admission_writes(rt, namespace, False) else nullcontext():
+                _admit(rt, namespace, obj, None, False)
+                created = self._store_new(rt, namespace, obj, requested_name, generate)
+            return self._written(rt, self._out(rt, created))
 
-            ns_key = self._namespace_key(rt, namespace)
-            self._before_write(rt, obj)
-            stored = self._in(rt, obj)
-            for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
-                try:
-                    created = self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
-                    return self._written(rt, self._out(rt, created))
-                except KeyNotFound:
-                    raise errors.not_found("", "namespaces", namespace) from None
-                except NamespaceTerminating:
-                    raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
-                except KeyExists:
-                    if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
-                        raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
-                    meta["name"] = meta["generateName"] + _random_suffix()
-                    stored = self._in(rt, obj)
-            raise AssertionError("unreachable")
+    def _store_new(self, rt: ResourceType, namespace: str, obj: Object, requested_name: str, generate: bool) -> Object:
+        """The create's write (a new name for each clash of a generated one)."""
+        meta = obj["metadata"]
+        ns_key = self._namespace_key(rt, namespace)
+        self._before_write(rt, obj)
+        stored = self._in(rt, obj)
+        for attempt in range(_GENERATE_NAME_ATTEMPTS if generate else 1):
+            try:
+                return self.storage.create(self.key(rt, namespace, meta["name"]), stored, ns_key)
+            except KeyNotFound:
+                raise errors.not_found("", "namespaces", namespace) from None
+            except NamespaceTerminating:
+                raise errors.namespace_terminating(rt.group, rt.plural, requested_name, namespace) from None
+            except KeyExists:
+                if not generate or attempt == _GENERATE_NAME_ATTEMPTS - 1:
+                    raise errors.already_exists(rt.group, rt.plural, meta["name"]) from None
+                meta["name"] = meta["generateName"] + _random_suffix()
+                stored = self._in(rt, obj)
+        raise AssertionError("unreachable")
 
     def _prepare_create(self, rt: ResourceType, obj: Object, manage) -> bool:
         """System fields, the strategy, managedFields, validation and admission
@@ -500,7 +522,10 @@ class Registry(PatchMixin):
 
             try:
                 with _as_status(rt, name):
-                    stored = self.storage.guaranteed_update(key, storage_update, preconditions)
+                    stored = self.storage.guaranteed_update(
+                        key, storage_update, preconditions,
+                        atomic_attempts=not dry_run and _admission_writes(rt, key.namespace, True),
+                    )
             except _NotWritten as answer:
                 return answer.object
             out = self._written(rt, self._out(rt, stored))

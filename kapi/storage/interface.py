@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -371,6 +371,12 @@ class Storage(ABC):
         read other objects before writing (which CRD gets a name)."""
         yield
 
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Run the block's writes as one transaction: they commit together, or
+        not at all (nested, they are undone with the innermost block that fails)."""
+        yield
+
     def latest_change_revision(self, group: str, resource: str) -> int:
         """A number that changes whenever an object of (group, resource) is created,
         changed or deleted (the newest change's resourceVersion). Cheap: callers
@@ -391,13 +397,16 @@ class Storage(ABC):
         try_update: UpdateFunc,
         preconditions: Preconditions | None = None,
         attempts: int = 16,
+        atomic_attempts: bool = False,
     ) -> Object:
         """Read, transform with ``try_update``, compare-and-swap; retry on races.
 
         ``try_update`` receives the current object (a fresh copy it may mutate) and
         returns the object to store; it raises to abort. When ``preconditions``
         carries a resourceVersion, a race is the caller's conflict and is not
-        retried (kube's GuaranteedUpdate).
+        retried (kube's GuaranteedUpdate). With ``atomic_attempts``, each attempt
+        (what ``try_update`` writes itself, such as a quota's charge, and the
+        swap) is one transaction: a failed swap or a refusal undoes it.
 
         The first attempt starts from :meth:`recent` when it knows the object.
         The compare-and-swap keeps a stale start from being written; any other
@@ -414,23 +423,27 @@ class Storage(ABC):
             if current is None:
                 current = self.get(key)
             revision = int(current["metadata"]["resourceVersion"])
+            swapping = False
             try:
-                check_preconditions(key, current, preconditions)
-                updated = try_update(current)
-            except Exception:
+                with self.atomic() if atomic_attempts else nullcontext():
+                    check_preconditions(key, current, preconditions)
+                    updated = try_update(current)
+                    swapping = True
+                    return self.update(key, updated, revision)
+            except Exception as exc:
+                if swapping:
+                    if not isinstance(exc, ResourceVersionConflict):
+                        raise
+                    if fresh and preconditions and preconditions.resource_version is not None:
+                        raise
+                    current, fresh = None, True
+                    continue
                 if fresh:
                     raise
                 current = self.get(key)
                 if int(current["metadata"]["resourceVersion"]) == revision:
                     raise  # the recent state was the current one
                 fresh = True
-                continue
-            try:
-                return self.update(key, updated, revision)
-            except ResourceVersionConflict:
-                if fresh and preconditions and preconditions.resource_version is not None:
-                    raise
-                current, fresh = None, True
         raise ResourceVersionConflict(key, "too many concurrent updates")
 
     def guaranteed_delete(

@@ -312,6 +312,9 @@ class PostgresStorage(SummaryReads, Storage):
         self.get(key)  # raises KeyNotFound
         raise ResourceVersionConflict(key)
 
+    def atomic(self):
+        return transaction.atomic()
+
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         # A transaction-scoped advisory lock: released at commit or rollback,
