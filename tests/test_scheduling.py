@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = (*GROUPS[FAULTS_SHARED], *GROUPS[SYNC_TIMERS],
          "tests/patch/test_merge_patch.py", "tests/patch/test_decode.py")
 
+#: Plugins the scheduling does not involve, left out of the three pytest
+#: processes (their imports are most of each one's start).
+NOT_NEEDED = ("-p", "no:hypothesispytest", "-p", "no:schemathesis", "-p", "no:anyio", "-p", "no:django")
+
 PLUGIN = '''
 import os
 
@@ -45,7 +49,7 @@ def test_each_unit_runs_whole_on_one_worker(tmp_path: Path) -> None:
     env.update(KAPI_SCHEDULING_RECORD=str(record), KAPI_TEST_TEMPLATE_DIR=str(tmp_path),
                PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")])))
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "-p", "scheduling_probe",
+        [sys.executable, "-m", "pytest", "-n", "2", "-p", "scheduling_probe", *NOT_NEEDED,
          "-p", "no:cacheprovider", *FILES],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
