@@ -80,8 +80,6 @@ def is_quantity(text: str) -> bool:
     return True
 
 
-quantity_string = quantities.canonical
-
 
 def _as_integer(q: dict) -> int:
     value = _qv(q)
@@ -276,7 +274,7 @@ def string_of(value: Any) -> str:
             if tag in value:
                 return value[tag]
         if _QUANTITY in value:
-            return quantity_string(_qv(value))
+            return quantities.canonical(_qv(value))
     raise TypeError("no such overload")
 
 

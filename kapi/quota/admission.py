@@ -23,6 +23,7 @@ from fractions import Fraction
 from kapi import errors
 from kapi.controllers import feed
 from kapi.lifecycle.watch import FEED
+from kapi.quantity import canonical
 from kapi.quota import usage as quota_usage
 from kapi.quota.lister import empty_namespaces
 from kapi.storage import Key, KeyNotFound, ResourceVersionConflict, default_storage
@@ -153,4 +154,4 @@ def _charge(rt, namespace, name, quota, group, resource, new, cost, dry_run) -> 
 
 
 def _pretty(values: dict[str, Fraction], names: list[str]) -> str:
-    return ",".join(f"{n}={quota_usage.quantity(values.get(n, Fraction(0)))}" for n in names)
+    return ",".join(f"{n}={canonical(values.get(n, Fraction(0)))}" for n in names)

@@ -27,7 +27,6 @@ __all__ = [
     "matches_scopes",
     "missing",
     "parse_list",
-    "quantity",
     "tracks",
     "usage",
 ]
@@ -75,13 +74,8 @@ def parse_list(values: Any) -> Usage:
     return out
 
 
-def quantity(value: Fraction) -> str:
-    """kube's canonical text of a quantity (``0``, ``500m``, ``252Mi``, ``2``)."""
-    return quantities.canonical(value)
-
-
 def format_list(values: Usage) -> dict[str, str]:
-    return {name: quantity(value) for name, value in sorted(values.items())}
+    return {name: quantities.canonical(value) for name, value in sorted(values.items())}
 
 
 def usage(group: str, resource: str, obj: dict | None) -> Usage:
