@@ -361,6 +361,9 @@ def stop_server(server: KapiServer, *, timeout: float = STOP_TIMEOUT) -> None:
             f"kapi serve had already exited with code {server.process.returncode};"
             f" its output:\n{server.output()}"
         )
+    from user_kubeconfigs import forget
+
+    forget(server.data_dir)
     procs = server_processes(server)
     started = time.monotonic()
     server.process.send_signal(signal.SIGTERM)

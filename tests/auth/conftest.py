@@ -4,7 +4,6 @@ with ``manage.py kubeconfig --user`` against the session server."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -12,7 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kapi_testserver import ROOT, KapiServer, kubectl_binary
+from kapi_testserver import KapiServer, kubectl_binary
+from user_kubeconfigs import user_kubeconfig
 
 
 class User:
@@ -55,21 +55,7 @@ def make_user(kapi_server: KapiServer) -> Callable[[str], User]:
 
     def make(prefix: str) -> User:
         name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-        out = subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "manage.py"),
-                "kubeconfig",
-                "--data-dir",
-                str(kapi_server.data_dir),
-                "--user",
-                name,
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-        ).stdout
+        out = user_kubeconfig(kapi_server, name)
         path = (
             kapi_server.data_dir.parent / f"{kapi_server.data_dir.name}-kc-{name}.yaml"
         )

@@ -7,20 +7,17 @@ refused."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
-import yaml
 from kapi_testserver import (
-    ROOT,
     KapiServer,
     serving,
 )
+from user_kubeconfigs import user_token
 
 LIMIT = 2
 NS = "default"
@@ -38,25 +35,6 @@ def _session(server: KapiServer, token: str) -> requests.Session:
     session.verify = str(server.ca_path)
     session.headers["Authorization"] = f"Bearer {token}"
     return session
-
-
-def _user_token(server: KapiServer, name: str) -> str:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "manage.py"),
-            "kubeconfig",
-            "--data-dir",
-            str(server.data_dir),
-            "--user",
-            name,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    ).stdout
-    return yaml.safe_load(out)["users"][0]["user"]["token"]
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +61,7 @@ def test_one_user_over_the_limit_gets_429_others_are_served(
     limited_server: KapiServer, slow_list_path: str
 ) -> None:
     noisy = _session(limited_server, limited_server.token)
-    other_token = _user_token(limited_server, "patient")
+    other_token = user_token(limited_server, "patient")
     admin = _session(limited_server, limited_server.token)
     r = admin.post(
         f"{limited_server.url}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",

@@ -69,8 +69,15 @@ class Watch:
         finally:
             self.ended.set()
 
-    def names(self) -> list[str]:
-        return [e["object"]["metadata"].get("name", "") for e in list(self.events)]
+    def names(self, namespace: str) -> list[str]:
+        """The names the watch delivered in ``namespace``: a cluster-wide watch
+        also starts with every other namespace's objects, such as an earlier
+        test's, whose namespace may still be being deleted."""
+        return [
+            e["object"]["metadata"].get("name", "")
+            for e in list(self.events)
+            if e["object"]["metadata"].get("namespace") == namespace
+        ]
 
     def close(self) -> None:
         # Shut the socket down first: closing alone waits for the reader
@@ -147,7 +154,7 @@ def revoked_run(
     watches = open_watches(server, token, path or f"/api/v1/namespaces/{ns}/configmaps")
     try:
         k("create", "configmap", "before", "-n", ns)
-        eventually(lambda: all("before" in w.names() for w in watches), timeout=30)
+        eventually(lambda: all("before" in w.names(ns) for w in watches), timeout=30)
         revoke()
         # At once (no kubectl start-up): no time for any cache to age.
         assert _create_configmap(server, ns, "after") == 201
@@ -156,7 +163,7 @@ def revoked_run(
                 "a watch went on after its permission was revoked"
             )
         for w in watches:
-            assert "after" not in w.names(), (
+            assert "after" not in w.names(ns), (
                 "an event after the revocation was delivered"
             )
             assert all(e["type"] != "ERROR" for e in w.events), w.events
@@ -610,7 +617,7 @@ def test_unrelated_rbac_change_keeps_the_watch(
         )
         k("delete", "serviceaccount", "default", "-n", ns, "--ignore-not-found")
         k("create", "configmap", "after", "-n", ns)
-        eventually(lambda: all("after" in w.names() for w in watches), timeout=30)
+        eventually(lambda: all("after" in w.names(ns) for w in watches), timeout=30)
         assert not any(w.ended.is_set() for w in watches)
     finally:
         for w in watches:

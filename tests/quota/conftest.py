@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-import yaml
-from kapi_testserver import ROOT
+import user_kubeconfigs
 
 from tests.api.conftest import API, api, namespace  # noqa: F401 - fixtures
 from tests.lifecycle.conftest import wait_for
@@ -18,11 +14,7 @@ __all__ = ["quota", "used_of", "wait_used"]
 @pytest.fixture(scope="session")
 def user_token(kapi_server):
     def make(name: str) -> str:
-        out = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(kapi_server.data_dir), "--user", name],
-            capture_output=True, text=True, check=True, cwd=ROOT,
-        ).stdout
-        return yaml.safe_load(out)["users"][0]["user"]["token"]
+        return user_kubeconfigs.user_token(kapi_server, name)
 
     return make
 

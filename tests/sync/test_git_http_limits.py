@@ -19,7 +19,6 @@ import http.client
 import os
 import ssl
 import subprocess
-import sys
 import threading
 import uuid
 import zlib
@@ -28,9 +27,9 @@ from urllib.parse import urlsplit
 
 import psutil
 import pytest
-import yaml
-from kapi_testserver import ROOT, serving
+from kapi_testserver import serving
 from sync_gitops import Work, create, unique, wait_for
+from user_kubeconfigs import user_token
 
 API = "sync.kapi.dev/v1"
 LIMIT = 4 << 20
@@ -246,11 +245,7 @@ def test_concurrent_pushes_to_one_branch_are_serialised(server, tmp_path):
 
 def _user_token(server, prefix: str) -> str:
     name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(server.data_dir), "--user", name],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    ).stdout
-    return yaml.safe_load(out)["users"][0]["user"]["token"]
+    return user_token(server, name)
 
 
 def test_the_git_endpoint_does_not_reveal_repositories_to_unauthorized_users(server):

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 import uuid
 
-import yaml
-from kapi_testserver import ROOT
 from sync_gitops import (
     Work,
     create,
@@ -25,6 +22,7 @@ from sync_gitops import (
     unique,
     wait_for,
 )
+from user_kubeconfigs import user_token
 
 API = "sync.kapi.dev/v1"
 
@@ -248,11 +246,7 @@ def test_without_the_option_the_push_returns_at_once(kapi_server, tmp_path):
 
 def _user_token(server, prefix: str) -> tuple[str, str]:
     name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(server.data_dir), "--user", name],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    ).stdout
-    return name, yaml.safe_load(out)["users"][0]["user"]["token"]
+    return name, user_token(server, name)
 
 
 def test_the_wait_follows_only_the_syncs_the_pusher_may_read(kapi_server, tmp_path):

@@ -5,23 +5,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import uuid
 
-import yaml
-from kapi_testserver import ROOT
 from sync_gitops import Work, create, unique, wait_for
+from user_kubeconfigs import user_token
 
 API = "sync.kapi.dev/v1"
 
 
 def _user_token(server, prefix: str) -> tuple[str, str]:
     name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "kubeconfig", "--data-dir", str(server.data_dir), "--user", name],
-        capture_output=True, text=True, check=True, cwd=ROOT,
-    ).stdout
-    return name, yaml.safe_load(out)["users"][0]["user"]["token"]
+    return name, user_token(server, name)
 
 
 def _ready_condition(server, ns: str, name: str, head: str) -> dict | None:
