@@ -62,6 +62,7 @@ def reconcile_sync(namespace: str, name: str, reason: str = "", drift: bool = Fa
     except errors.StatusError as exc:
         if exc.code == 404:
             controllers.forget(controllers.SYNC, namespace, name)
+            remotewatch.release((namespace, name))
             return None
         raise
     if sync["metadata"].get("deletionTimestamp"):
@@ -92,7 +93,7 @@ def _watch(a: Attempt, result) -> None:
     if inventory is None:
         applied = getattr(result, "applied", None)
         inventory = applied.inventory if applied is not None else a.inventory
-    remotewatch.ensure(a.target, (a.namespace, a.name), inventory)
+    remotewatch.ensure(a.target, (a.namespace, a.name), inventory, remotewatch.fingerprint(a.registry, a.sync))
 
 
 def _run(a: Attempt) -> Applied | Waiting | RevisionOnly | UpToDate:

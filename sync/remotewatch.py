@@ -15,30 +15,45 @@ identity, type and namespace; ``release`` (a Sync deleted, moved to another
 target, an inventory without that type) drops a Sync from them, and a watch
 no Sync uses stops. A watch blocks on its socket between events: an idle
 target costs no CPU; a dead one is retried with backoff (up to a minute).
+
+A Sync's passes run in whichever Celery pool process is free, so several
+processes may each hold watches for it, and only the one that runs a Sync's
+last pass releases them there. So every process with watches also checks,
+every ``CHECK_SECONDS``, that each of its Syncs still exists and still
+applies with the configuration its watches were made for (``fingerprint``:
+the Sync's uid, ``kubeConfig``, ``serviceAccountName`` and the kubeconfig
+Secret's resourceVersion); it releases the ones that do not, which ends a
+deleted or retargeted Sync's watches, and their hold on the old credentials,
+in every process.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 
 from kapi import errors
 from sync import apply as engine
 from sync import controllers
 from sync.changes import drifted, owning_sync
-from sync.kinds import LABEL_NAME
+from sync.kinds import LABEL_NAME, sync_type
 from sync.remoteapply import RemoteEngine, object_path
 
-__all__ = ["active", "ensure", "release"]
+__all__ = ["active", "ensure", "fingerprint", "release"]
 
 log = logging.getLogger(__name__)
 
 #: The server ends each watch request after this long (a fresh one follows).
 WATCH_SECONDS = 290
 BACKOFF_MAX = 60.0
+#: Seconds between a process's checks that its watches' Syncs still want them.
+CHECK_SECONDS = float(os.environ.get("KAPI_SYNC_REMOTE_WATCH_CHECK_SECONDS", "10"))
 
 SyncKey = tuple[str, str]
+#: What a Sync's watches were made for (``fingerprint``).
+Fingerprint = tuple[str, str, str, str]
 
 
 class _Watch:
@@ -47,7 +62,8 @@ class _Watch:
     def __init__(self, remote: RemoteEngine, rt, namespace: str) -> None:
         self.remote, self.rt, self.namespace = remote, rt, namespace
         self.path = object_path(rt, namespace)
-        self.syncs: set[SyncKey] = set()
+        #: The Syncs it reports drift to, and the fingerprint each was ensured with.
+        self.syncs: dict[SyncKey, Fingerprint] = {}
         self.stopped = threading.Event()
         self._response = None
         self.thread = threading.Thread(target=self._run, daemon=True,
@@ -150,9 +166,28 @@ def _watch_key(remote: RemoteEngine, rt, namespace: str) -> tuple:
     return (id(remote.client), remote.impersonate, rt.group, rt.version, rt.plural, namespace)
 
 
-def ensure(remote: RemoteEngine, sync: SyncKey, inventory: list[dict]) -> None:
+def fingerprint(registry, sync: dict) -> Fingerprint:
+    """What a Sync's watches depend on: its uid, ``spec.kubeConfig``,
+    ``spec.serviceAccountName`` and its kubeconfig Secret's resourceVersion."""
+    from kapi.registry.catalog import catalog
+
+    meta, spec = sync["metadata"], sync.get("spec") or {}
+    kubeconfig = spec.get("kubeConfig") or {}
+    secret = str((kubeconfig.get("secretRef") or {}).get("name") or "")
+    version = ""
+    if secret:
+        try:
+            found = registry.get(catalog().lookup("", "v1", "secrets"), meta["namespace"], secret)
+            version = str(found["metadata"].get("resourceVersion") or "")
+        except errors.StatusError:
+            version = "absent"
+    return (str(meta.get("uid") or ""), json.dumps(kubeconfig, sort_keys=True),
+            str(spec.get("serviceAccountName") or ""), version)
+
+
+def ensure(remote: RemoteEngine, sync: SyncKey, inventory: list[dict], made_for: Fingerprint) -> None:
     """Watch the types and namespaces of ``inventory`` on the target for ``sync``
-    (and nothing else for it)."""
+    (and nothing else for it); ``made_for`` is the Sync's ``fingerprint``."""
     wanted: dict[tuple, tuple] = {}
     for item in inventory:
         try:
@@ -170,7 +205,7 @@ def ensure(remote: RemoteEngine, sync: SyncKey, inventory: list[dict]) -> None:
     with _lock:
         for key, watch in list(_watches.items()):
             if key not in wanted and sync in watch.syncs:
-                watch.syncs.discard(sync)
+                del watch.syncs[sync]
                 if not watch.syncs:
                     stopping.append(_watches.pop(key))
         for key, (rt, ns) in wanted.items():
@@ -178,21 +213,83 @@ def ensure(remote: RemoteEngine, sync: SyncKey, inventory: list[dict]) -> None:
             if watch is None:
                 watch = _watches[key] = _Watch(remote, rt, ns)
                 watch.thread.start()
-            watch.syncs.add(sync)
+            watch.syncs[sync] = made_for
+        if _watches:
+            _checker.start()
     for watch in stopping:
         watch.stop()
 
 
-def release(sync: SyncKey) -> None:
-    """``sync`` watches nothing any more (deleted, or applying elsewhere)."""
+def release(sync: SyncKey, made_for: Fingerprint | None = None) -> None:
+    """``sync`` watches nothing any more (deleted, or applying elsewhere); with
+    ``made_for``, only the watches ensured with that fingerprint."""
     stopping = []
     with _lock:
         for key, watch in list(_watches.items()):
-            watch.syncs.discard(sync)
-            if not watch.syncs:
-                stopping.append(_watches.pop(key))
+            if sync in watch.syncs and made_for in (None, watch.syncs[sync]):
+                del watch.syncs[sync]
+                if not watch.syncs:
+                    stopping.append(_watches.pop(key))
     for watch in stopping:
         watch.stop()
+
+
+def _stale() -> list[tuple[SyncKey, Fingerprint]]:
+    """This process's (Sync, fingerprint) pairs that the Sync no longer matches."""
+    from django.db import connection
+
+    from kapi.registry.store import Registry
+
+    with _lock:
+        held = {(sync, made_for) for watch in _watches.values() for sync, made_for in watch.syncs.items()}
+    registry = Registry()
+    stale = []
+    try:
+        for (namespace, name), made_for in held:
+            try:
+                sync = registry.get(sync_type(), namespace, name)
+            except errors.StatusError as exc:
+                if exc.code == 404:
+                    stale.append(((namespace, name), made_for))
+                continue
+            if sync["metadata"].get("deletionTimestamp") or fingerprint(registry, sync) != made_for:
+                stale.append(((namespace, name), made_for))
+    finally:
+        connection.close()  # the checker holds no database connection between checks
+    return stale
+
+
+class _Checker:
+    """One thread per process while it holds watches: every ``CHECK_SECONDS``
+    releases what ``_stale`` finds. Started by ``ensure``; ends with the last watch."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def start(self) -> None:  # under _lock
+        if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="sync-watch-check")
+        self._thread.start()
+
+    def _run(self) -> None:
+        stopped = threading.Event()
+        while True:
+            stopped.wait(CHECK_SECONDS)
+            with _lock:
+                if not _watches:
+                    self._thread = None
+                    return
+            try:
+                for sync, made_for in _stale():
+                    release(sync, made_for)
+            except Exception:  # the database away: check again next time
+                log.info("checking the remote watches' Syncs failed", exc_info=True)
+
+
+_checker = _Checker()
 
 
 def active() -> int:

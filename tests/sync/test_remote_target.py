@@ -127,6 +127,46 @@ def test_apply_prune_and_drift_on_the_target(kapi_server, target, tmp_path):
     wait_for(lambda: target.get("configmap", a, check=False) is None, what="a pruned when the Sync is deleted")
 
 
+def _watches_on(target: Target, resource: str) -> float:
+    """How many watches of ``resource`` the target serves now (its
+    ``apiserver_longrunning_requests``, summed over its API processes)."""
+    import requests
+
+    metrics = requests.get(target.server.url + "/metrics", verify=str(target.server.ca_path), timeout=30,
+                           headers={"Authorization": f"Bearer {target.server.token}"})
+    metrics.raise_for_status()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics.text.splitlines()
+               if line.startswith("apiserver_longrunning_requests{") and 'verb="WATCH"' in line
+               and f'resource="{resource}"' in line)
+
+
+def test_a_deleted_sync_leaves_no_watch_on_the_target_in_any_worker(kapi_server, target, tmp_path):
+    """A Sync's passes run in either Celery pool process, and each process
+    that ran one watches the Sync's types on the target. Deleting the Sync
+    ends every one of those watches, not only the one in the process that
+    ran its last pass: a deleted Sync keeps no connection, with its
+    credentials, to its old target."""
+    ns, work = _remote_sync(kapi_server, target, tmp_path, "unwatch")
+    account = unique("sa")  # a kind only this test applies: its watches are this Sync's
+    work.write("app.yaml", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}})
+    work.push("a service account")
+    _applied(kapi_server, ns, work)
+    for attempt in range(40):
+        if _watches_on(target, "serviceaccounts") >= 2:
+            break
+        stamp = f"pass-{attempt}"
+        kapi_server.kubectl("annotate", "sync", "app", "-n", ns, f"sync.kapi.dev/requestedAt={stamp}",
+                            "--overwrite")
+        wait_for(lambda s=stamp: (_sync(kapi_server, ns).get("status") or {}).get("lastHandledReconcileAt") == s,
+                 what=f"pass {stamp}")
+    assert _watches_on(target, "serviceaccounts") == 2, "passes never ran in both pool processes"
+
+    kapi_server.kubectl("delete", "sync", "app", "-n", ns)
+    wait_for(lambda: target.get("serviceaccount", account, check=False) is None, what="pruned on the target")
+    wait_for(lambda: _watches_on(target, "serviceaccounts") == 0, timeout=40,
+             what="no watch of the deleted Sync left on the target")
+
+
 def test_a_forbidden_object_fails_the_whole_revision(kapi_server, target, tmp_path):
     """An object the kubeconfig's user may not write on the target (outside
     its namespace) fails the revision: nothing of it is applied, the
