@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import threading
+import time
 
 from kapi import errors
 from sync import apply as engine
@@ -275,9 +276,8 @@ class _Checker:
         self._thread.start()
 
     def _run(self) -> None:
-        stopped = threading.Event()
         while True:
-            stopped.wait(CHECK_SECONDS)
+            time.sleep(CHECK_SECONDS)
             with _lock:
                 if not _watches:
                     self._thread = None
