@@ -19,11 +19,12 @@ import os
 import subprocess
 import sys
 import threading
+import uuid
 from pathlib import Path
 
 import yaml
 
-__all__ = ["forget", "serve", "user_kubeconfig", "user_token"]
+__all__ = ["forget", "new_user", "serve", "user_kubeconfig", "user_token"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,6 +75,12 @@ def user_kubeconfig(server, name: str) -> str:
 def user_token(server, name: str) -> str:
     """The bearer token of ``user_kubeconfig(server, name)``."""
     return yaml.safe_load(user_kubeconfig(server, name))["users"][0]["user"]["token"]
+
+
+def new_user(server, prefix: str) -> tuple[str, str]:
+    """A user no other test uses (``prefix`` and a random suffix): its name and token."""
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    return name, user_token(server, name)
 
 
 def forget(data_dir) -> None:

@@ -20,7 +20,6 @@ import os
 import ssl
 import subprocess
 import threading
-import uuid
 import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -29,7 +28,7 @@ import psutil
 import pytest
 from kapi_testserver import serving
 from sync_gitops import Work, create, unique, wait_for
-from user_kubeconfigs import user_token
+from user_kubeconfigs import new_user
 
 API = "sync.kapi.dev/v1"
 LIMIT = 4 << 20
@@ -243,15 +242,10 @@ def test_concurrent_pushes_to_one_branch_are_serialised(server, tmp_path):
     assert fsck.returncode == 0, fsck.stderr
 
 
-def _user_token(server, prefix: str) -> str:
-    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    return user_token(server, name)
-
-
 def test_the_git_endpoint_does_not_reveal_repositories_to_unauthorized_users(server):
     ns = unique("enum")
     _hosted(server, ns)
-    token = _user_token(server, "stranger")
+    _, token = new_user(server, "stranger")
     parts = urlsplit(server.url)
     context = ssl.create_default_context(cafile=str(server.ca_path))
 

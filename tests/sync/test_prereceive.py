@@ -12,8 +12,7 @@ import urllib.error
 import urllib.request
 
 from sync_gitops import Work, create, sync_namespace, unique, wait_for
-
-from tests.sync.test_sync_rbac import _user_token
+from user_kubeconfigs import new_user
 
 API = "sync.kapi.dev/v1"
 
@@ -88,5 +87,5 @@ def test_pre_receive_endpoint_refuses_strangers_and_foreign_paths(kapi_server, t
     assert _post(kapi_server, path, {**body, "quarantine": str(outside)}, kapi_server.token)[0] == 400
     assert _post(kapi_server, f"/hooks/pre-receive/{ns}/missing", body, kapi_server.token)[0] == 404
     # A user who may not push to the repository may not have a push validated either.
-    _, stranger = _user_token(kapi_server, "no-push")
+    _, stranger = new_user(kapi_server, "no-push")
     assert _post(kapi_server, path, body, stranger)[0] == 403

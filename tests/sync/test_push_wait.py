@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
-import uuid
 
 from sync_gitops import (
     Work,
@@ -22,7 +21,7 @@ from sync_gitops import (
     unique,
     wait_for,
 )
-from user_kubeconfigs import user_token
+from user_kubeconfigs import new_user
 
 API = "sync.kapi.dev/v1"
 
@@ -244,17 +243,12 @@ def test_without_the_option_the_push_returns_at_once(kapi_server, tmp_path):
     assert not (_sync(kapi_server, ns).get("status") or {}).get("lastAppliedRevision")
 
 
-def _user_token(server, prefix: str) -> tuple[str, str]:
-    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    return name, user_token(server, name)
-
-
 def test_the_wait_follows_only_the_syncs_the_pusher_may_read(kapi_server, tmp_path):
     """A pusher who may update the repository and get one of its two Syncs:
     that one is followed to Ready; the other is named, as in the plan, but
     neither its state nor its outcome is shown, nor waited for."""
     ns = unique("pushwait-rbac")
-    user, token = _user_token(kapi_server, "pusher")
+    user, token = new_user(kapi_server, "pusher")
     create(
         kapi_server,
         *sync_namespace(ns),

@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import uuid
 
 from sync_gitops import Work, create, unique, wait_for
-from user_kubeconfigs import user_token
+from user_kubeconfigs import new_user
 
 API = "sync.kapi.dev/v1"
-
-
-def _user_token(server, prefix: str) -> tuple[str, str]:
-    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    return name, user_token(server, name)
 
 
 def _ready_condition(server, ns: str, name: str, head: str) -> dict | None:
@@ -90,8 +84,8 @@ def test_git_endpoint_needs_get_to_clone_and_update_to_push(kapi_server, tmp_pat
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
         {"apiVersion": API, "kind": "GitRepository", "metadata": {"name": "repo", "namespace": ns}, "spec": {}},
     )
-    stranger, stranger_token = _user_token(kapi_server, "stranger")
-    reader, reader_token = _user_token(kapi_server, "reader")
+    stranger, stranger_token = new_user(kapi_server, "stranger")
+    reader, reader_token = new_user(kapi_server, "reader")
     kapi_server.kubectl("create", "role", "git-reader", "--verb=get", "--resource=gitrepositories.sync.kapi.dev", "-n", ns)
     kapi_server.kubectl("create", "rolebinding", "reader", "--role=git-reader", f"--user={reader}", "-n", ns)
     host = kapi_server.url.removeprefix("https://")
