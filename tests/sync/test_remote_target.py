@@ -140,6 +140,19 @@ def _watches_on(target: Target, resource: str) -> float:
                and f'resource="{resource}"' in line)
 
 
+def _watched_from_both_workers(server: KapiServer, target: Target, ns: str, before: float) -> None:
+    """Force passes of Sync ``ns/app`` until both Celery pool processes have
+    run one, and so both watch its ServiceAccounts on the target."""
+    for attempt in range(40):
+        if _watches_on(target, "serviceaccounts") >= before + 2:
+            break
+        stamp = f"pass-{attempt}"
+        server.kubectl("annotate", "sync", "app", "-n", ns, f"sync.kapi.dev/requestedAt={stamp}", "--overwrite")
+        wait_for(lambda s=stamp: (_sync(server, ns).get("status") or {}).get("lastHandledReconcileAt") == s,
+                 what=f"pass {stamp}")
+    assert _watches_on(target, "serviceaccounts") == before + 2, "passes never ran in both pool processes"
+
+
 def test_a_deleted_sync_leaves_no_watch_on_the_target_in_any_worker(kapi_server, target, tmp_path):
     """A Sync's passes run in either Celery pool process, and each process
     that ran one watches the Sync's types on the target. Deleting the Sync
@@ -151,20 +164,39 @@ def test_a_deleted_sync_leaves_no_watch_on_the_target_in_any_worker(kapi_server,
     work.write("app.yaml", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}})
     work.push("a service account")
     _applied(kapi_server, ns, work)
-    for attempt in range(40):
-        if _watches_on(target, "serviceaccounts") >= 2:
-            break
-        stamp = f"pass-{attempt}"
-        kapi_server.kubectl("annotate", "sync", "app", "-n", ns, f"sync.kapi.dev/requestedAt={stamp}",
-                            "--overwrite")
-        wait_for(lambda s=stamp: (_sync(kapi_server, ns).get("status") or {}).get("lastHandledReconcileAt") == s,
-                 what=f"pass {stamp}")
-    assert _watches_on(target, "serviceaccounts") == 2, "passes never ran in both pool processes"
+    _watched_from_both_workers(kapi_server, target, ns, before=0)
 
     kapi_server.kubectl("delete", "sync", "app", "-n", ns)
     wait_for(lambda: target.get("serviceaccount", account, check=False) is None, what="pruned on the target")
     wait_for(lambda: _watches_on(target, "serviceaccounts") == 0, timeout=40,
              what="no watch of the deleted Sync left on the target")
+
+
+def test_a_retargeted_sync_leaves_no_watch_on_its_old_target(kapi_server, target, tmp_path):
+    """Pointing a Sync at another cluster (another kubeconfig Secret) moves
+    its drift watches there: the old target serves none of them any more,
+    from either pool process, so the Sync keeps no connection, with the old
+    credentials, to a cluster it no longer applies to."""
+    before = _watches_on(target, "serviceaccounts")
+    ns, work = _remote_sync(kapi_server, target, tmp_path, "retarget")
+    account = unique("sa")
+    work.write("app.yaml", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}})
+    work.push("a service account")
+    _applied(kapi_server, ns, work)
+    _watched_from_both_workers(kapi_server, target, ns, before)
+
+    # The new target: the main server itself, where a deployer of a
+    # namespace of the same name may apply what the Sync applied before.
+    token = namespace_deployer(kapi_server, target.namespace)
+    create(kapi_server, _secret(ns, "elsewhere", target_kubeconfig(kapi_server, {"token": token})))
+    kapi_server.kubectl("patch", "sync", "app", "-n", ns, "--type=merge",
+                        "-p", json.dumps({"spec": {"kubeConfig": {"secretRef": {"name": "elsewhere"}}}}))
+    wait_for(lambda: kapi_server.kubectl("get", "serviceaccount", account, "-n", target.namespace,
+                                         check=False).returncode == 0,
+             what="the service account applied on the new target")
+    assert (_sync(kapi_server, ns)["status"]["target"] or {}).get("server") == kapi_server.url
+    wait_for(lambda: _watches_on(target, "serviceaccounts") == before, timeout=40,
+             what="no watch of the retargeted Sync left on its old target")
 
 
 def test_a_forbidden_object_fails_the_whole_revision(kapi_server, target, tmp_path):
