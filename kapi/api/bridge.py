@@ -34,7 +34,17 @@ Django's handler, measured at about a tenth of a create's request-thread CPU:
   Django's resolver (about 20 us a request): the first patterns of
   ``kapi.api.urls`` match them, with no arguments, so Django resolves every
   such path to the same match; :meth:`APIBridge.resolve_request` asks those
-  patterns themselves and reuses the match Django gave the first time.
+  patterns themselves and reuses the match Django gave the first time;
+- what Django's handler does around the view that an API request cannot
+  need is skipped where it is provably a no-op (:meth:`APIBridge.get_response`,
+  :meth:`APIBridge._get_response`): the thread's URLconf is set to the
+  default and reset per request (nothing here sets another one; a request
+  whose ``urlconf`` a middleware sets still gets Django's handling), view
+  and template-response middleware and ``ATOMIC_REQUESTS`` that none is
+  configured for, and the close of caches whose backends close nothing
+  (Django's default local-memory cache). Each is a thread-local access or a
+  loop per request: together about a twentieth of a create's request thread,
+  measured in context (``bench/inproc_writes.py``).
 """
 
 from __future__ import annotations
@@ -48,13 +58,14 @@ import weakref
 
 from django.conf import settings
 from django.core import signals
-from django.core.cache import close_caches
+from django.core.cache import BaseCache, close_caches
 from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIRequest
 from django.core.handlers.exception import convert_exception_to_response
 from django.db import close_old_connections, connections, reset_queries
 from django.http import HttpResponse
+from django.urls import set_urlconf
 from django.utils.module_loading import import_string
 
 from kapi import errors
@@ -190,6 +201,19 @@ def _resource_patterns() -> tuple:
     return tuple(out)
 
 
+def _caches_to_close() -> bool:
+    """Whether any configured cache backend does something when closed
+    (Django's local-memory and dummy caches do not: ``BaseCache.close``)."""
+    for config in settings.CACHES.values():
+        try:
+            backend = import_string(config["BACKEND"])
+        except ImportError:
+            return True
+        if getattr(backend, "close", None) is not BaseCache.close:
+            return True
+    return False
+
+
 _kept = threading.local()
 
 
@@ -251,28 +275,90 @@ class APIBridge(base.BaseHandler):
         self.lean_signals = _lean_signals()
         self._resource_patterns = _resource_patterns()
         self._resource_matches: list = [None] * len(self._resource_patterns)
+        #: Whether a resource request's view runs as it is: no view or
+        #: template-response middleware to apply, no ATOMIC_REQUESTS to wrap it in.
+        self._plain_views = not (
+            self._view_middleware
+            or self._template_response_middleware
+            or any(config.get("ATOMIC_REQUESTS") for config in connections.settings.values())
+        )
+        self._close_caches = _caches_to_close()
         self.threads = RequestThreads(threads or request_threads(), most=request_threads_max())
+
+    def _resource_match(self, request):
+        """The reused match of a resource route for ``request``, or None
+        (another path, or a request with its own ``urlconf``)."""
+        if hasattr(request, "urlconf"):
+            return None
+        path = request.path_info
+        if not path.startswith("/"):
+            return None
+        for index, pattern in enumerate(self._resource_patterns):
+            if pattern.pattern.match(path[1:]) is None:
+                continue
+            cached = self._resource_matches[index]
+            if cached is None:
+                cached = super().resolve_request(request)
+                if cached.func is not pattern.callback or cached.args or cached.kwargs:
+                    # Not what the argument above promises: resolve
+                    # every time, as Django does.
+                    self._resource_patterns = ()
+                    return None
+                self._resource_matches[index] = cached
+            request.resolver_match = cached
+            return cached
+        return None
 
     def resolve_request(self, request):
         """Django's ``resolve_request``, with the resource routes' match reused."""
-        if not hasattr(request, "urlconf"):
-            path = request.path_info
-            if path.startswith("/"):
-                for index, pattern in enumerate(self._resource_patterns):
-                    if pattern.pattern.match(path[1:]) is None:
-                        continue
-                    cached = self._resource_matches[index]
-                    if cached is None:
-                        cached = super().resolve_request(request)
-                        if cached.func is not pattern.callback or cached.args or cached.kwargs:
-                            # Not what the argument above promises: resolve
-                            # every time, as Django does.
-                            self._resource_patterns = ()
-                            return cached
-                        self._resource_matches[index] = cached
-                    request.resolver_match = cached
-                    return cached
-        return super().resolve_request(request)
+        match = self._resource_match(request)
+        if match is not None:
+            return match
+        resolved = super().resolve_request(request)
+        if hasattr(request, "urlconf"):
+            request.kapi_urlconf_set = True  # Django set it for this thread: reset it after
+        return resolved
+
+    def get_response(self, request):
+        """Django's ``get_response`` without setting the thread's URLconf to
+        the default: nothing in an API request sets another one but
+        ``resolve_request`` for a request whose ``urlconf`` a middleware set,
+        and ``_close`` resets it then."""
+        if not self.lean_signals:
+            return super().get_response(request)
+        response = self._middleware_chain(request)
+        response._resource_closers.append(request.close)
+        if response.status_code >= 400:
+            base.log_response(
+                "%s: %s", response.reason_phrase, request.path, response=response, request=request
+            )
+        return response
+
+    def _get_response(self, request):
+        """Django's ``_get_response``; for a resource route with plain views
+        (``_plain_views``), only what remains of it: call the view, hand an
+        exception to the exception middleware, refuse a None, render a
+        template response."""
+        match = self._resource_match(request) if self._plain_views else None
+        if match is None:
+            return super()._get_response(request)
+        callback = match.func
+        try:
+            response = callback(request)
+        except Exception as exc:
+            response = self.process_exception_by_middleware(exc, request)
+            if response is None:
+                raise
+        self.check_response(response, callback)
+        if callable(getattr(response, "render", None)):
+            # DRF's own dispatch (OPTIONS, TRACE) answers a template response.
+            try:
+                response = response.render()
+            except Exception as exc:
+                response = self.process_exception_by_middleware(exc, request)
+                if response is None:
+                    raise
+        return response
 
     def load_middleware(self, is_async: bool = False) -> None:
         """Django's ``load_middleware`` (synchronous) over :func:`api_middleware`."""
@@ -317,6 +403,7 @@ class APIBridge(base.BaseHandler):
                 reset_queries()
         else:
             signals.request_started.send(sender=self.__class__, scope=scope)
+        request = None
         try:
             request = self.request_class(scope, io.BytesIO(body))
         except UnicodeDecodeError:
@@ -330,9 +417,9 @@ class APIBridge(base.BaseHandler):
                 content = response.content
             return response.status_code, _headers(response), content
         finally:
-            self._close(response)
+            self._close(response, urlconf_set=getattr(request, "kapi_urlconf_set", False))
 
-    def _close(self, response: HttpResponse) -> None:
+    def _close(self, response: HttpResponse, urlconf_set: bool = False) -> None:
         _release_cycles(response)
         if not self.lean_signals:
             response.close()
@@ -348,7 +435,9 @@ class APIBridge(base.BaseHandler):
         response._resource_closers.clear()
         response.closed = True
         try:
-            base.reset_urlconf(sender=None)
-            close_caches()
+            if urlconf_set:
+                set_urlconf(None)
+            if self._close_caches:
+                close_caches()
         finally:
             _keep_or_release()

@@ -85,3 +85,17 @@ def test_every_path_resolves_as_django_resolves_it(bridge) -> None:
             except Resolver404:
                 mine = None
             assert mine == _django(request.path_info), path
+
+
+def test_caches_are_closed_only_where_closing_does_something() -> None:
+    """After each API request the bridge skips Django's ``close_caches``
+    while every configured backend's ``close`` is a no-op (the default
+    local-memory cache), and keeps it for one that closes connections."""
+    from django.test import override_settings
+
+    from kapi.api.bridge import _caches_to_close
+
+    assert not _caches_to_close()
+    memcached = {"default": {"BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache"}}
+    with override_settings(CACHES=memcached):
+        assert _caches_to_close()

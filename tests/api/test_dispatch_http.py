@@ -69,3 +69,20 @@ def test_an_answer_carries_kube_apiserver_headers(api, namespace):
     missing = api.get(f"/api/v1/namespaces/{namespace}/configmaps/absent", headers={"Accept": "application/yaml"})
     assert missing.status_code == 404
     assert missing.headers["Content-Type"] == "application/yaml"
+
+
+def test_options_keeps_drf_s_own_dispatch_and_its_rendered_answer(kapi_server, namespace):
+    """OPTIONS (and TRACE) on a resource URL go through DRF's dispatch, whose
+    answer is a template response that must be rendered before it is sent
+    (``APIBridge._get_response``): the caller gets the view's metadata as JSON
+    with its ``Allow``, and a stranger still gets 401."""
+    url = f"{kapi_server.url}/api/v1/namespaces/{namespace}/configmaps"
+    answer = requests.options(url, headers={"Authorization": f"Bearer {kapi_server.token}"},
+                              verify=str(kapi_server.ca_path), timeout=10)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["Content-Type"] == "application/json"
+    assert int(answer.headers["Content-Length"]) == len(answer.content)
+    assert "PATCH" in answer.headers["Allow"]
+    assert "application/json" in answer.json()["renders"]
+    stranger = requests.options(url, verify=str(kapi_server.ca_path), timeout=10)
+    assert stranger.status_code == 401
