@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-__all__ = ["now_rfc3339", "rfc3339_micro"]
+__all__ = ["now_rfc3339", "now_rfc3339_milli", "rfc3339_micro"]
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S"
 _second: tuple[int, str] = (-1, "")
@@ -29,6 +29,13 @@ def _seconds(second: int) -> str:
 def now_rfc3339() -> str:
     """Now, in whole seconds (``metav1.Time``)."""
     return _seconds(int(time.time())) + "Z"
+
+
+def now_rfc3339_milli(now: float | None = None) -> str:
+    """Now (or Unix time ``now``) with milliseconds, as log lines carry it."""
+    now = time.time() if now is None else now
+    second = int(now)
+    return f"{_seconds(second)}.{int((now - second) * 1000):03d}Z"
 
 
 def rfc3339_micro(ts: datetime) -> str:

@@ -48,25 +48,37 @@ class BufferedStreamHandler(logging.StreamHandler):
     def emit(self, record: logging.LogRecord) -> None:
         # Handler.handle holds self.lock around emit.
         try:
-            line = self.format(record) + self.terminator
-            if self._pid != os.getpid():
-                # A forked child: the waiting lines are the parent's to write.
-                self._pid, self._pending, self._size = os.getpid(), [], 0
-                self._waiting = threading.Event()
-            self._pending.append(line)
-            self._size += len(line)
-            if record.name not in BUFFERED_LOGGERS or self.delay <= 0 or self._size >= self.max_bytes:
-                self._write()
-            elif not self._waiting.is_set():
-                if self._flusher_pid != self._pid:
-                    self._flusher_pid = self._pid
-                    threading.Thread(target=self._flush_when_due, args=(self._waiting,),
-                                     name="kapi-log-flusher", daemon=True).start()
-                self._waiting.set()
+            self._add(self.format(record) + self.terminator, record.name in BUFFERED_LOGGERS)
         except RecursionError:
             raise
         except Exception:
             self.handleError(record)
+
+    def emit_formatted(self, line: str) -> None:
+        """A line of a buffered logger, formatted by its caller as this
+        handler's formatter would have (``kapi.observability.requestlog``)."""
+        self.acquire()
+        try:
+            self._add(line + self.terminator, True)
+        finally:
+            self.release()
+
+    def _add(self, line: str, buffered: bool) -> None:
+        """Queue ``line``; write now unless it may wait (the lock held)."""
+        if self._pid != os.getpid():
+            # A forked child: the waiting lines are the parent's to write.
+            self._pid, self._pending, self._size = os.getpid(), [], 0
+            self._waiting = threading.Event()
+        self._pending.append(line)
+        self._size += len(line)
+        if not buffered or self.delay <= 0 or self._size >= self.max_bytes:
+            self._write()
+        elif not self._waiting.is_set():
+            if self._flusher_pid != self._pid:
+                self._flusher_pid = self._pid
+                threading.Thread(target=self._flush_when_due, args=(self._waiting,),
+                                 name="kapi-log-flusher", daemon=True).start()
+            self._waiting.set()
 
     def flush(self) -> None:
         self.acquire()

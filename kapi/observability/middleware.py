@@ -22,7 +22,7 @@ import time
 
 from django.core.exceptions import MiddlewareNotUsed
 
-from kapi.observability import metrics
+from kapi.observability import metrics, requestlog
 from kapi.observability.context import (
     REQUEST_ID_HEADER,
     new_request_id,
@@ -32,7 +32,7 @@ from kapi.observability.context import (
 
 __all__ = ["RequestObserver", "metric_verb"]
 
-log = logging.getLogger("kapi.request")
+log = logging.getLogger(requestlog.LOGGER)
 
 _VERBS = {
     "get": "GET",
@@ -138,21 +138,16 @@ class RequestObserver:
         if not log.isEnabledFor(logging.INFO):
             return
         user = getattr(request, "kapi_user", None)
-        log.info(
-            "request",
-            extra={
-                "fields": {
-                    "user": getattr(user, "username", "") if user else "",
-                    "verb": labels["verb"],
-                    "group": labels["group"],
-                    "resource": labels["resource"],
-                    "subresource": labels["subresource"],
-                    "namespace": labels["namespace"],
-                    "name": labels["name"],
-                    "path": request.path,
-                    "code": response.status_code,
-                    "duration": round(duration, 6),
-                    "requestID": request_id,
-                }
-            },
-        )
+        requestlog.write({
+            "user": getattr(user, "username", "") if user else "",
+            "verb": labels["verb"],
+            "group": labels["group"],
+            "resource": labels["resource"],
+            "subresource": labels["subresource"],
+            "namespace": labels["namespace"],
+            "name": labels["name"],
+            "path": request.path,
+            "code": response.status_code,
+            "duration": round(duration, 6),
+            "requestID": request_id,
+        })
