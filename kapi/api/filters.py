@@ -11,12 +11,11 @@ health endpoints allow anonymous requests.
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 
 from rest_framework.permissions import BasePermission
 
-from kapi import errors
+from kapi import errors, ids
 from kapi.api.request_info import (
     name_from_field_selector,
     parse_request_path,
@@ -147,7 +146,7 @@ def finish(request, response, resource_view: bool = False) -> None:
     ]
     audit.write(
         audit.event(
-            audit_id=getattr(raw, "kapi_request_id", None) or str(uuid.uuid4()),
+            audit_id=getattr(raw, "kapi_request_id", None) or ids.uuid4(),
             received=getattr(raw, "kapi_received", None) or datetime.now(UTC),
             request_uri=raw.get_full_path(),
             verb=verb,

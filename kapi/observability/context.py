@@ -9,8 +9,9 @@ enqueues carry it without passing it through every call.
 from __future__ import annotations
 
 import re
-import uuid
 from contextvars import ContextVar
+
+from kapi import ids
 
 __all__ = ["REQUEST_ID_HEADER", "current_request_id", "new_request_id", "set_request_id"]
 
@@ -25,7 +26,7 @@ def new_request_id(offered: str | None = None) -> str:
     """The client's id if it is a sane token, else a fresh UUID."""
     if offered and _SAFE.match(offered):
         return offered
-    return str(uuid.uuid4())
+    return ids.uuid4()
 
 
 def set_request_id(value: str) -> object:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import secrets
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any, Protocol
 
-from kapi import errors
+from kapi import errors, ids
 from kapi.clock import now_rfc3339
 from kapi.errors import Cause, StatusError
 from kapi.objcopy import deep_copy
@@ -311,7 +310,7 @@ class Registry(PatchMixin):
         (kube's BeforeCreate); returns whether the name was generated."""
         meta = obj["metadata"]
         # System fields (kube's FillObjectMetaSystemFields).
-        meta["uid"] = str(uuid.uuid4())
+        meta["uid"] = ids.uuid4()
         meta["creationTimestamp"] = now_rfc3339()
         # Every kind starts at generation 1, as issue #2 asks of all of them. kube
         # sets it only where the kind's strategy does (workloads, CRDs, custom
