@@ -18,8 +18,8 @@ Several processes append at once. Each line is one ``write`` on an
 ``flock`` on the log's directory, after checking that the descriptor is still
 the current file and that the line fits (else rotating first). So no line is
 written to a file after it was rotated away, none is lost when a backup is
-removed, and no file passes the limit. The lock is held for a ``stat``, an
-``fstat`` and a ``write``: microseconds. Within a process a thread lock
+removed, and no file passes the limit. The lock is held for a ``stat`` (the
+path's inode and size) and a ``write``: microseconds. Within a process a thread lock
 serialises writers (an ``flock`` is shared by every thread of a process), and
 a forked child opens its own descriptors (an inherited one would share the
 parent's lock).
@@ -99,8 +99,8 @@ class AuditFile:
                 with self._flock(fcntl.LOCK_EX):
                     self._prune(time.time())  # maxage also holds on a quiet server
             with self._flock(fcntl.LOCK_EX):
-                self._follow()
-                if self._full(len(line)):
+                size = self._follow()
+                if self._full(size, len(line)):
                     self._rotate()
                 os.write(self._fd, line)
 
@@ -121,23 +121,27 @@ class AuditFile:
         finally:
             fcntl.flock(self._dir_fd, fcntl.LOCK_UN)
 
-    def _follow(self) -> None:
-        """Make our descriptor the current file (another process may have rotated)."""
+    def _follow(self) -> int:
+        """Make our descriptor the current file (another process may have
+        rotated); returns the file's size. One ``stat`` of the path tells
+        both while it is still our file (the lock is held: nothing else
+        writes meanwhile), so a line costs no ``fstat`` of its own."""
         try:
-            ino = os.stat(self.path).st_ino
+            st = os.stat(self.path)
         except FileNotFoundError:
-            ino = -2
-        if ino == self._ino:
-            return
+            st = None
+        if st is not None and st.st_ino == self._ino:
+            return st.st_size
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         if self._fd >= 0:
             os.close(self._fd)
-        self._fd, self._ino = fd, os.fstat(fd).st_ino
+        st = os.fstat(fd)
+        self._fd, self._ino = fd, st.st_ino
+        return st.st_size
 
-    def _full(self, adding: int) -> bool:
+    def _full(self, size: int, adding: int) -> bool:
         if not self.limits.max_bytes:
             return False
-        size = os.fstat(self._fd).st_size
         return size > 0 and size + adding > self.limits.max_bytes
 
     def _rotate(self) -> None:
