@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import psutil
-from kapi_testserver import ROOT, KapiServer
+from kapi_testserver import ROOT, KapiServer, server_processes
 
 CPUS = sorted(os.sched_getaffinity(0))
 
@@ -99,3 +99,32 @@ def _cmdline(process: psutil.Process) -> str:
         return " ".join(process.cmdline())
     except psutil.NoSuchProcess:
         return ""
+
+
+def _policy(pid: int) -> int | None:
+    try:
+        return os.sched_getscheduler(pid)
+    except (ProcessLookupError, PermissionError):
+        return None  # ended meanwhile
+
+
+def test_serve_and_everything_it_started_run_under_sched_batch(kapi_server: KapiServer) -> None:
+    """``kapi.runtime.scheduling``: serve, its API workers and their threads,
+    Celery, the embedded PostgreSQL (postmaster and backends) and Redis."""
+    processes = server_processes(kapi_server)
+    names = " ".join(_cmdline(p) for p in processes)
+    assert "spawn_main" in names and "celery" in names and "postgres" in names and "redis-server" in names
+    workers = [p for p in processes if "spawn_main" in _cmdline(p)]
+    threads = [int(t) for w in workers for t in os.listdir(f"/proc/{w.pid}/task")]
+    pids = [kapi_server.process.pid] + [p.pid for p in processes] + threads
+    policies = {_policy(pid) for pid in pids} - {None}
+    assert policies == {os.SCHED_BATCH}
+
+
+def test_kapi_sched_batch_0_keeps_the_default_policy() -> None:
+    probe = ("import os; from kapi.runtime.scheduling import use_batch_policy; "
+             "print(use_batch_policy(), os.sched_getscheduler(0) == os.SCHED_BATCH)")
+    for value, batch in (("0", "False"), ("1", "True")):
+        out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
+                             env={**os.environ, "KAPI_SCHED_BATCH": value}).stdout.split()
+        assert out == ["None", batch], value

@@ -56,6 +56,7 @@ from kapi.runtime import (
     logfile,
     processes,
     programs,
+    scheduling,
     tokens,
 )
 from kapi.runtime.readiness import probe_ready
@@ -163,6 +164,11 @@ class Command(BaseCommand):
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
+
+        # Before anything starts, so that every child inherits it.
+        problem = scheduling.use_batch_policy()
+        if problem:
+            self._say(problem, error=True)
 
         # Before anything starts: a missing git would otherwise show only at the
         # first push or sync.
