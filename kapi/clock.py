@@ -31,9 +31,9 @@ def now_rfc3339() -> str:
     return _seconds(int(time.time())) + "Z"
 
 
-def now_rfc3339_milli(now: float | None = None) -> str:
-    """Now (or Unix time ``now``) with milliseconds, as log lines carry it."""
-    now = time.time() if now is None else now
+def now_rfc3339_milli() -> str:
+    """Now with milliseconds, as log lines carry it."""
+    now = time.time()
     second = int(now)
     return f"{_seconds(second)}.{int((now - second) * 1000):03d}Z"
 

@@ -17,7 +17,7 @@ import orjson
 
 from kapi.observability.context import current_request_id
 
-__all__ = ["StructuredFormatter", "fields_of"]
+__all__ = ["StructuredFormatter", "fields_of", "json_line"]
 
 # A record carries what the formatter below writes and nothing more (the
 # logging HOWTO's "Optimization"): finding the caller's file and line walks
@@ -55,13 +55,13 @@ class StructuredFormatter(logging.Formatter):
             extra = " ".join(f"{k}={v}" for k, v in fields.items())
             line = f"{when} {record.levelname} {record.name} {message} {extra}".rstrip()
             return f"{line}\n{exc}" if exc else line
-        line = {
-            "time": when.replace("+00:00", "Z"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": message,
-            **fields,
-        }
-        if exc:
-            line["exc"] = exc
-        return orjson.dumps(line, default=str).decode()
+        return json_line(when.replace("+00:00", "Z"), record.levelname.lower(), record.name, message, fields, exc)
+
+
+def json_line(when: str, level: str, logger: str, message: str, fields: dict, exc: str = "") -> str:
+    """One JSON log line as :class:`StructuredFormatter` writes it (also
+    ``kapi.observability.requestlog``'s, which formats without a record)."""
+    line = {"time": when, "level": level, "logger": logger, "msg": message, **fields}
+    if exc:
+        line["exc"] = exc
+    return orjson.dumps(line, default=str).decode()

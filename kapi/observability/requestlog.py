@@ -15,13 +15,10 @@ terminal's plain lines, the level raised) gets ``Logger.info`` as before.
 from __future__ import annotations
 
 import logging
-import time
-
-import orjson
 
 from kapi.clock import now_rfc3339_milli
 from kapi.observability.logbuffer import BufferedStreamHandler
-from kapi.observability.logs import StructuredFormatter
+from kapi.observability.logs import StructuredFormatter, json_line
 
 __all__ = ["LOGGER", "write"]
 
@@ -31,9 +28,8 @@ log = logging.getLogger(LOGGER)
 
 def _direct_handler() -> BufferedStreamHandler | None:
     """The one handler the logger's INFO records reach, if :func:`write` may
-    write to it directly; else None."""
-    if not log.isEnabledFor(logging.INFO):
-        return None
+    write to it directly; else None. (Whether INFO is enabled at all is
+    :func:`write`'s to ask.)"""
     found = None
     logger = log
     while logger is not None:
@@ -65,5 +61,4 @@ def write(fields: dict) -> None:
     if handler is None:
         log.info("request", extra={"fields": fields})
         return
-    line = {"time": now_rfc3339_milli(time.time()), "level": "info", "logger": LOGGER, "msg": "request", **fields}
-    handler.emit_formatted(orjson.dumps(line, default=str).decode())
+    handler.emit_formatted(json_line(now_rfc3339_milli(), "info", LOGGER, "request", fields))

@@ -23,18 +23,13 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["enabled", "use_batch_policy"]
-
-
-def enabled(environ: dict[str, str] | None = None) -> bool:
-    env = os.environ if environ is None else environ
-    return env.get("KAPI_SCHED_BATCH", "1") != "0"
+__all__ = ["use_batch_policy"]
 
 
 def use_batch_policy() -> str | None:
     """Put the calling thread (and what it starts from now on) under
     ``SCHED_BATCH`` unless ``KAPI_SCHED_BATCH=0``; a problem to report, or None."""
-    if not enabled() or not hasattr(os, "SCHED_BATCH"):
+    if os.environ.get("KAPI_SCHED_BATCH", "1") == "0" or not hasattr(os, "SCHED_BATCH"):
         return None
     try:
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
