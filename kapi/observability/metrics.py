@@ -13,7 +13,9 @@ to combine processes (``livesum``: sum over living processes).
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+import os
+
+from prometheus_client import Counter, Gauge, Histogram, values
 
 __all__ = [
     "CELERY_TASKS",
@@ -29,6 +31,24 @@ __all__ = [
     "WATCH_CACHE_EVENTS_DISPATCHED",
     "WATCH_CACHE_EVENTS_RECEIVED",
 ]
+
+
+def _use_cached_pid() -> None:
+    """In multiprocess mode, prometheus_client asks ``os.getpid()`` on every
+    ``inc``/``set``/``observe`` (a system call each, several per request) to
+    notice that the process forked and must write files of its own. The pid
+    is kept here instead and refreshed in a forked child
+    (``os.register_at_fork``), which is what the check is for; a spawned
+    process imports this module afresh. Must run before any value exists:
+    every kapi metric is defined below."""
+    if values.ValueClass is values.MutexValue:
+        return
+    pid = [os.getpid()]
+    os.register_at_fork(after_in_child=lambda: pid.__setitem__(0, os.getpid()))
+    values.ValueClass = values.MultiProcessValue(lambda: pid[0])
+
+
+_use_cached_pid()
 
 _REQUEST_LABELS = ("verb", "group", "version", "resource", "subresource", "scope", "code")
 
