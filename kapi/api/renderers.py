@@ -66,7 +66,7 @@ class JSONRenderer(BaseRenderer):
         if data is None:
             return b""
         if isinstance(data, EncodedJSON):  # a list from the cache, written as it is
-            return data.data + b"\n"
+            return data.line
         request = (renderer_context or {}).get("request")
         return dump_json(data, wants_pretty(request))
 

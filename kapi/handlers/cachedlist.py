@@ -55,12 +55,13 @@ CONSISTENT_WAIT_SECONDS = float(os.environ.get("KAPI_LIST_CONSISTENT_WAIT_SECOND
 
 
 class EncodedJSON:
-    """A response body already encoded as JSON (``data``, no trailing newline)."""
+    """A response body already encoded as JSON, with the newline kube ends
+    its answers with (``line``)."""
 
-    __slots__ = ("data",)
+    __slots__ = ("line",)
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
+    def __init__(self, line: bytes) -> None:
+        self.line = line
 
 
 def list_from_cache(scope: RequestScope, registry: Registry, request: ListRequest, encoded: bool) -> Result | None:
@@ -102,10 +103,20 @@ def list_metadata(revision: int, last_key: tuple[str, str] | None, remaining: in
 
 
 def encoded_list(rt, meta: dict, parts: list[bytes]) -> EncodedJSON:
-    """A ``<Kind>List`` of the items' JSON ``parts``, in kube's key order."""
+    """A ``<Kind>List`` of the items' JSON ``parts``, in kube's key order.
+
+    The body is made in one allocation: the opening joins the first part and
+    the closing the last, so that a list of 500,000 ConfigMaps (600 MiB)
+    is not copied again for each piece added around it (three more copies
+    of it were alive at once before)."""
     head = {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta}
-    opening = orjson.dumps(head)[:-1]  # without its closing brace
-    return EncodedJSON(opening + b',"items":[' + b",".join(parts) + b"]}")
+    opening = orjson.dumps(head)[:-1] + b',"items":['  # the head without its closing brace
+    if not parts:
+        return EncodedJSON(opening + b"]}\n")
+    pieces = list(parts)  # pointers only: the caller's list may be shared
+    pieces[0] = opening + pieces[0]
+    pieces[-1] = pieces[-1] + b"]}\n"
+    return EncodedJSON(b",".join(pieces))
 
 
 def _snapshot(scope: RequestScope, registry: Registry, request: ListRequest) -> Snapshot | None:

@@ -99,3 +99,10 @@ def test_caches_are_closed_only_where_closing_does_something() -> None:
     memcached = {"default": {"BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache"}}
     with override_settings(CACHES=memcached):
         assert _caches_to_close()
+
+
+def test_the_send_slice_the_big_answer_tests_assume():
+    from kapi.api import bridge
+    from tests.api import test_big_answers_http
+
+    assert bridge.SEND_SLICE == test_big_answers_http.SEND_SLICE
