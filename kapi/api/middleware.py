@@ -19,6 +19,10 @@ __all__ = ["KubernetesAPIMiddleware", "is_api_path", "not_found_handler", "statu
 
 #: kube compresses responses above this size (``defaultGzipThresholdBytes``).
 GZIP_THRESHOLD = 128 * 1024
+#: ... at level 1 (``defaultGzipContentEncodingLevel``): a list of 10,000
+#: ConfigMaps of 1 KiB (15 MB) took 139 ms of CPU to compress at 1 and 308 ms
+#: at 4, for 6.6 against 6.4 MB.
+GZIP_LEVEL = 1
 
 
 def is_api_path(path: str) -> bool:
@@ -86,7 +90,7 @@ class KubernetesAPIMiddleware:
             return response
         if len(response.content) < GZIP_THRESHOLD:
             return response
-        response.content = gzip.compress(response.content, compresslevel=4)
+        response.content = gzip.compress(response.content, compresslevel=GZIP_LEVEL)
         response["Content-Encoding"] = "gzip"
         response["Content-Length"] = str(len(response.content))
         vary = response.get("Vary")
