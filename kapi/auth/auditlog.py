@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from kapi import pid
+
 __all__ = ["AuditFile", "Limits", "backups", "limits_from_env"]
 
 MIB = 1024 * 1024
@@ -94,7 +96,7 @@ class AuditFile:
 
     def write(self, line: bytes) -> None:
         with self._lock:
-            if self._pid != os.getpid():
+            if self._pid != pid.current():
                 self._open_dir()
                 with self._flock(fcntl.LOCK_EX):
                     self._prune(time.time())  # maxage also holds on a quiet server
@@ -108,7 +110,7 @@ class AuditFile:
 
     def _open_dir(self) -> None:
         # After a fork the inherited descriptors share the parent's flock.
-        self._pid = os.getpid()
+        self._pid = pid.current()
         self._fd = self._ino = -1
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._dir_fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)

@@ -26,6 +26,8 @@ import os
 import threading
 import time
 
+from kapi import pid
+
 __all__ = ["BufferedStreamHandler"]
 
 #: Loggers whose records may wait in the buffer.
@@ -40,7 +42,7 @@ class BufferedStreamHandler(logging.StreamHandler):
         self.max_bytes = int(env("KAPI_LOG_BUFFER_BYTES", "65536")) if max_bytes is None else max_bytes
         self._pending: list[str] = []
         self._size = 0
-        self._pid = os.getpid()
+        self._pid = pid.current()
         #: Set while lines wait for the flusher (the lock held to change it).
         self._waiting = threading.Event()
         self._flusher_pid = 0
@@ -65,9 +67,9 @@ class BufferedStreamHandler(logging.StreamHandler):
 
     def _add(self, line: str, buffered: bool) -> None:
         """Queue ``line``; write now unless it may wait (the lock held)."""
-        if self._pid != os.getpid():
+        if self._pid != pid.current():
             # A forked child: the waiting lines are the parent's to write.
-            self._pid, self._pending, self._size = os.getpid(), [], 0
+            self._pid, self._pending, self._size = pid.current(), [], 0
             self._waiting = threading.Event()
         self._pending.append(line)
         self._size += len(line)
@@ -83,7 +85,7 @@ class BufferedStreamHandler(logging.StreamHandler):
     def flush(self) -> None:
         self.acquire()
         try:
-            if self._pid == os.getpid():
+            if self._pid == pid.current():
                 self._write()
             elif self.stream is not None and hasattr(self.stream, "flush"):
                 self.stream.flush()

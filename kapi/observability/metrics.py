@@ -1,6 +1,6 @@
 """The metric objects, named as kube-apiserver and Flux name theirs.
 
-A leaf module (it imports nothing of kapi), so every layer may count: the
+A leaf module (it imports nothing of kapi but ``kapi.pid``), so every layer may count: the
 request middleware, the watch handler, the watch cache, Celery signals and the
 sync reconciler. Values that live in the database or the broker are not counted
 here but read at scrape time (:mod:`kapi.observability.collectors`).
@@ -13,9 +13,9 @@ to combine processes (``livesum``: sum over living processes).
 
 from __future__ import annotations
 
-import os
-
 from prometheus_client import Counter, Gauge, Histogram, values
+
+from kapi import pid
 
 __all__ = [
     "CELERY_TASKS",
@@ -35,17 +35,11 @@ __all__ = [
 
 def _use_cached_pid() -> None:
     """In multiprocess mode, prometheus_client asks ``os.getpid()`` on every
-    ``inc``/``set``/``observe`` (a system call each, several per request) to
-    notice that the process forked and must write files of its own. The pid
-    is kept here instead and refreshed in a forked child
-    (``os.register_at_fork``), which is what the check is for; a spawned
-    process imports this module afresh. Must run before any value exists:
-    every kapi metric is defined below."""
-    if values.ValueClass is values.MutexValue:
-        return
-    pid = [os.getpid()]
-    os.register_at_fork(after_in_child=lambda: pid.__setitem__(0, os.getpid()))
-    values.ValueClass = values.MultiProcessValue(lambda: pid[0])
+    ``inc``/``set``/``observe`` to notice that the process forked and must
+    write files of its own; ``kapi.pid`` answers it without a system call.
+    Must run before any value exists: every kapi metric is defined below."""
+    if values.ValueClass is not values.MutexValue:
+        values.ValueClass = values.MultiProcessValue(pid.current)
 
 
 _use_cached_pid()

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from kapi import pid
 from kapi.storage.interface import EncodedItem, EncodedList, encode_json
 from kapi.storage.listsnapshot import Snapshot, SnapshotCache
 from kapi.storage.watchcache import WatchCache, watch_cache
@@ -485,8 +486,8 @@ _caches: dict[int, ListCache] = {}
 
 def list_cache() -> ListCache:
     """This process's list cache."""
-    pid = os.getpid()
-    cache = _caches.get(pid)
+    here = pid.current()
+    cache = _caches.get(here)
     if cache is None:
-        cache = _caches[pid] = ListCache()
+        cache = _caches[here] = ListCache()
     return cache

@@ -18,6 +18,7 @@ import time
 
 from django.db import transaction
 
+from kapi import pid
 from kapi.storage.backend.statements import Statement, statement_rows
 
 __all__ = ["CHANNEL", "ChangeNotifier", "close_notifier", "notify_change"]
@@ -47,15 +48,15 @@ class ChangeNotifier:
     def poke(self) -> None:
         """Ask for a notification soon; cheap, never blocks on the database."""
         self._wanted.set()
-        if self._thread is None or self._pid != os.getpid():
+        if self._thread is None or self._pid != pid.current():
             self._start()
 
     def _start(self) -> None:
         with self._lock:
             # After a fork (Celery prefork) the parent's thread does not exist here.
-            if self._thread is not None and self._pid == os.getpid():
+            if self._thread is not None and self._pid == pid.current():
                 return
-            self._pid = os.getpid()
+            self._pid = pid.current()
             self._stop = threading.Event()
             self._thread = threading.Thread(
                 target=self._run, args=(self._stop,), name="kapi-notify", daemon=True
@@ -68,7 +69,7 @@ class ChangeNotifier:
         writes only while it starts (``serve``'s in-process migrate)."""
         with self._lock:
             thread, stop = self._thread, self._stop
-            if thread is None or self._pid != os.getpid():
+            if thread is None or self._pid != pid.current():
                 return
             self._thread = None
             stop.set()

@@ -51,6 +51,7 @@ import signal
 import threading
 from collections.abc import Callable
 
+from kapi import pid
 from kapi.observability import metrics
 from kapi.storage.backend.statements import (
     GENERIC_PLANS,
@@ -527,8 +528,8 @@ _caches: dict[int, WatchCache] = {}
 
 def watch_cache() -> WatchCache:
     """This process's cache (one per process; created on first use)."""
-    pid = os.getpid()
-    cache = _caches.get(pid)
+    here = pid.current()
+    cache = _caches.get(here)
     if cache is None:
-        cache = _caches[pid] = WatchCache()
+        cache = _caches[here] = WatchCache()
     return cache
