@@ -171,7 +171,10 @@ def main() -> None:
     except BaseException:
         stop()
         raise
-    started = json.dumps({"kubeconfig": str(kubeconfig), "server": server, "pids": [p.pid for p in procs]})
+    started = json.dumps({
+        "kubeconfig": str(kubeconfig), "server": server, "etcd": f"http://127.0.0.1:{args.etcd_port}",
+        "pids": [p.pid for p in procs],
+    })
     (work / "pids.json").write_text(started)
     print(started, flush=True)
     while all(p.poll() is None for p in procs):
