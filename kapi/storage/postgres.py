@@ -547,7 +547,7 @@ def _list_sql(
     current_filter, current_params = filters("labels", "data")
     past_filter, past_params = filters("COALESCE(data->'metadata'->'labels', '{}'::jsonb)", "data")
 
-    sql = f"""
+    history = f"""
 WITH changed AS MATERIALIZED (
   SELECT DISTINCT namespace, name FROM kapi_change
   WHERE resource_version > %s AND {scope_sql}
@@ -560,24 +560,46 @@ past AS (
       AND name = changed.name AND resource_version <= %s
     ORDER BY resource_version DESC LIMIT 1
   ) c
-),
+)"""
+    params: list[Any] = [revision, *scope_params, query.group, query.resource, revision]
+    if count:
+        # The rows as they are now (an index-only scan where the visibility
+        # map allows), less those changed since ``revision``, plus those keys
+        # as they stood then. Counting the rows at ``revision`` instead read
+        # every remaining object for its resourceVersion: 730 ms per page of
+        # a namespace of 500,000 ConfigMaps.
+        sql = history + f"""
+SELECT
+  (SELECT count(*) FROM kapi_object WHERE {scope_sql}{current_filter})
+  - (SELECT count(*) FROM kapi_object WHERE {scope_sql}{current_filter}
+       AND (namespace, name) IN (SELECT namespace, name FROM changed))
+  + (SELECT count(*) FROM past WHERE type <> 'DELETED'{past_filter})
+"""
+        params += [*scope_params, *current_params, *scope_params, *current_params, *past_params]
+        return sql, params
+    current = f"""SELECT namespace, name, resource_version, data FROM kapi_object
+  WHERE {scope_sql} AND resource_version <= %s{current_filter}"""
+    params += [*scope_params, revision, *current_params]
+    paged = ordered and query.limit is not None
+    if paged:
+        # The page's first rows of the objects unchanged since ``revision``
+        # (a walk of the key index that stops there), then the changed keys:
+        # sorting the whole union first read and sorted every object of
+        # the collection, 720 ms for a page of 500,000 ConfigMaps.
+        current = f"({current}\n  ORDER BY namespace, name LIMIT %s)"
+        params.append(query.limit + 1)
+    sql = history + f""",
 items AS (
-  SELECT namespace, name, resource_version, data FROM kapi_object
-  WHERE {scope_sql} AND resource_version <= %s{current_filter}
+  {current}
   UNION ALL
   SELECT namespace, name, resource_version, data FROM past
   WHERE type <> 'DELETED'{past_filter}
 )
-"""
-    params: list[Any] = [revision, *scope_params, query.group, query.resource, revision]
-    params += [*scope_params, revision, *current_params, *past_params]
-    if count:
-        sql += "SELECT count(*) FROM items"
-    else:
-        sql += "SELECT namespace, name, resource_version, data FROM items"
-        if ordered:
-            sql += " ORDER BY namespace, name"
-        if query.limit is not None:
-            sql += " LIMIT %s"
-            params.append(query.limit + 1)
+SELECT namespace, name, resource_version, data FROM items"""
+    params += past_params
+    if ordered:
+        sql += " ORDER BY namespace, name"
+    if query.limit is not None:
+        sql += " LIMIT %s"
+        params.append(query.limit + 1)
     return sql, params

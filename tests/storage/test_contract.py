@@ -191,6 +191,46 @@ def test_pages_cover_the_list_once_at_one_revision(storage, resource) -> None:
     assert seen == [f"o{i}" for i in range(7)]
 
 
+def test_the_count_of_what_remains_is_of_the_pages_revision(storage, resource) -> None:
+    """A page read at a past revision counts what its next pages will hold
+    then: not objects created since, still objects deleted or changed since
+    (also under a label selector, by the labels they had then)."""
+    from kapi.selectors import parse_label_selector
+
+    def labelled(name: str, tier: str) -> dict:
+        obj = _obj(name, "ns")
+        obj["metadata"]["labels"] = {"tier": tier}
+        return obj
+
+    version = {}
+    for i in range(8):
+        version[i] = _rv(storage.create(Key(GROUP, resource, "ns", f"o{i}"), labelled(f"o{i}", "ab"[i % 2])))
+    storage.create(Key(GROUP, resource, "other", "o9"), _obj("o9", "other"))
+    then = storage.current_revision()
+    storage.create(Key(GROUP, resource, "ns", "o35"), labelled("o35", "b"))
+    storage.delete(Key(GROUP, resource, "ns", "o4"), version[4])
+    storage.update(Key(GROUP, resource, "ns", "o5"), labelled("o5", "a"), version[5])
+    storage.delete(Key(GROUP, resource, "ns", "o6"), version[6])
+    storage.create(Key(GROUP, resource, "ns", "o6"), labelled("o6", "b"))
+
+    def walk(at: int | None = then, labels: str = "") -> list[tuple[list[str], int | None]]:
+        pages, after = [], None
+        while True:
+            page = storage.list(ListQuery(GROUP, resource, "ns", labels=parse_label_selector(labels), limit=2,
+                                          after=after, at_revision=at, count_remaining=True))
+            pages.append((_names(page), page.remaining))
+            if page.last_key is None:
+                return pages
+            after = page.last_key
+
+    assert walk() == [(["o0", "o1"], 6), (["o2", "o3"], 4), (["o4", "o5"], 2), (["o6", "o7"], None)]
+    assert walk(labels="tier=b") == [(["o1", "o3"], 2), (["o5", "o7"], None)]
+    assert walk(labels="tier=a") == [(["o0", "o2"], 2), (["o4", "o6"], None)]
+    # Now: o35 is there, o4 is not, o5 and o6 have their new labels.
+    assert walk(at=None) == [(["o0", "o1"], 6), (["o2", "o3"], 4), (["o35", "o5"], 2), (["o6", "o7"], None)]
+    assert walk(at=None, labels="tier=a") == [(["o0", "o2"], 1), (["o5"], None)]
+
+
 def test_history_below_the_compacted_revision_is_expired(storage, resource) -> None:
     from kapi.storage.compaction import compact_step
 
