@@ -9,9 +9,9 @@ create was served, the pair cost about 46 us of the request thread's CPU
 text directly, as ``str(uuid.UUID(bytes=..., version=4))`` would.
 
 The bytes come from the same source as ``uuid.uuid4()``'s and none is used
-twice: a thread's block is its own, and a forked child discards every block
-it inherited (``os.register_at_fork``), so a parent and its children never
-hand out the same id.
+twice: a thread's block is its own, and a block is kept only by the process
+that drew it (a forked child, whose id ``kapi.pid`` tells, draws afresh), so
+a parent and its children never hand out the same id.
 """
 
 from __future__ import annotations
@@ -19,28 +19,20 @@ from __future__ import annotations
 import os
 import threading
 
+from kapi import pid
+
 __all__ = ["uuid4"]
 
 _BLOCK = 4096
 _local = threading.local()
-#: Bumped in a forked child: blocks drawn before the fork are not used again.
-_generation = 0
-
-
-def _forked() -> None:
-    global _generation
-    _generation += 1
-
-
-os.register_at_fork(after_in_child=_forked)
 
 
 def uuid4() -> str:
     """A random UUID (RFC 4122 version 4), as text."""
     local = _local
     pos = getattr(local, "pos", _BLOCK)
-    if pos >= _BLOCK or local.generation != _generation:
-        local.block, local.generation, pos = os.urandom(_BLOCK), _generation, 0
+    if pos >= _BLOCK or local.drawn_by != pid.current():
+        local.block, local.drawn_by, pos = os.urandom(_BLOCK), pid.current(), 0
     local.pos = pos + 16
     raw = local.block[pos:pos + 16]
     h = raw.hex()

@@ -15,7 +15,6 @@ Where the C library has no ``malloc_trim`` (musl), nothing is done.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from functools import cache
 
 __all__ = ["TRIM_AFTER_BYTES", "after_big_answer"]
@@ -27,7 +26,8 @@ TRIM_AFTER_BYTES = 64 << 20
 @cache
 def _malloc_trim():
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim
+        # The C library the process runs on, as kapi.runtime.parent finds prctl.
+        return ctypes.CDLL(None).malloc_trim
     except (AttributeError, OSError):
         return None
 
