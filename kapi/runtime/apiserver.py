@@ -23,10 +23,12 @@ with ``SO_REUSEPORT`` it would otherwise join a running server's port and
 take a share of its connections.
 
 At shutdown, idle keep-alive connections are closed without waiting for the
-client's TLS close_notify (``_closing_idle_connections``), as kube-apiserver
+client's TLS close_notify (``_kapi_connections``), as kube-apiserver
 closes them: an idle client no longer holds a stop for the whole
 graceful-shutdown timeout. A connection whose TLS handshake ends after the
-shutdown began is shut down as it is made, like those open before.
+shutdown began is shut down as it is made, like those open before. Each
+connection writes through a :class:`kapi.runtime.coalescing.CoalescingTransport`:
+a response's headers and body leave in one TLS record.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from uvicorn.server import Server
 from uvicorn.supervisors import multiprocess
 
 from kapi.runtime.affinity import pin_worker
+from kapi.runtime.coalescing import CoalescingTransport
 from kapi.runtime.endpoint import address_in_use
 from kapi.runtime.parent import follow_parent, follow_serve
 
@@ -71,8 +74,10 @@ SHUTTING_DOWN = "kapi_shutting_down"
 IDLE_CLOSE_SECONDS = 0.5
 
 
-def _closing_idle_connections(protocol: type) -> type:
-    """``protocol`` whose shutdown does not wait on idle clients.
+def _kapi_connections(protocol: type) -> type:
+    """``protocol`` whose writes are coalesced
+    (:class:`kapi.runtime.coalescing.CoalescingTransport`) and whose shutdown
+    does not wait on idle clients.
 
     At shutdown uvicorn closes each idle keep-alive connection, and waits (up to
     its graceful-shutdown timeout, 5 s here) until every connection is gone. A
@@ -84,9 +89,10 @@ def _closing_idle_connections(protocol: type) -> type:
     :data:`IDLE_CLOSE_SECONDS` to answer, then is dropped. Connections in the
     middle of a response (watches included) are left to finish as before."""
 
-    class ClosingIdleConnections(protocol):  # type: ignore[misc, valid-type]
+    class KapiConnection(protocol):  # type: ignore[misc, valid-type]
         def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
             super().connection_made(transport)
+            self.transport = CoalescingTransport(transport, self.loop)
             # uvicorn shuts down the connections it has when the shutdown
             # starts; one accepted before the listener closed but made (its TLS
             # handshake done) after would be served on, keep-alive, until the
@@ -104,18 +110,18 @@ def _closing_idle_connections(protocol: type) -> type:
             if self in self.connections:
                 self.transport.abort()
 
-    ClosingIdleConnections.__qualname__ = f"ClosingIdleConnections[{protocol.__name__}]"
-    return ClosingIdleConnections
+    KapiConnection.__qualname__ = f"KapiConnection[{protocol.__name__}]"
+    return KapiConnection
 
 
 class ReusePortConfig(Config):
     """uvicorn's configuration whose TCP socket may be shared by port, and
     whose connections do not hold a shutdown while idle
-    (:func:`_closing_idle_connections`)."""
+    (:func:`_kapi_connections`)."""
 
     def load(self) -> None:
         super().load()
-        self.http_protocol_class = _closing_idle_connections(self.http_protocol_class)
+        self.http_protocol_class = _kapi_connections(self.http_protocol_class)
 
     def bind_socket(self) -> socket.socket:
         if self.uds is not None or self.fd is not None:
@@ -140,7 +146,7 @@ class ReusePortServer(Server):
     own instead of the supervisor's, runs on a CPU of its own where the
     workers cover the CPUs
     (:mod:`kapi.runtime.affinity`), and tells its connections when the
-    shutdown starts (see :func:`_closing_idle_connections`)."""
+    shutdown starts (see :func:`_kapi_connections`)."""
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         setattr(self.server_state, SHUTTING_DOWN, True)
