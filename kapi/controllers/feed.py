@@ -72,14 +72,17 @@ class Watch:
         plan: Callable[[], Plan],
         resync: Callable[[bool], int],
         select: ChangeFilter | None = None,
+        reads: tuple[str, ...] | None = None,
     ) -> None:
         #: ``plan()`` makes a fresh Plan per batch. ``resync(full)`` requests,
         #: without bumping, every key the objects say is unfinished: the slow
         #: safety sweep; ``full`` also what only a change could have asked for
         #: (the history went past the cursor). Returns how many keys.
-        #: ``select``: the changes it needs (None: all); a feed reads what
-        #: any of its watches needs.
+        #: ``select``: the changes it needs (None: all); ``reads``: the keys
+        #: of their metadata its plans look at (None: all of it, and the
+        #: status). A feed reads what any of its watches needs.
         self.feed, self.plan, self.resync, self.select = feed, plan, resync, select
+        self.reads = reads
 
 
 @cache
@@ -99,7 +102,16 @@ def _select(name: str) -> ChangeFilter | None:
     return ChangeFilter(
         groups=tuple(sorted({g for s in selects for g in s.groups})),
         labels=tuple(sorted({lab for s in selects for lab in s.labels})),
+        resources=tuple(sorted({r for s in selects for r in s.resources})),
     )
+
+
+def _reads(name: str) -> tuple[str, ...] | None:
+    """The metadata keys feed ``name`` reads: the union of its watches'."""
+    reads = [w.reads for w in feeds().get(name, ())]
+    if not reads or any(r is None for r in reads):
+        return None
+    return tuple(sorted({key for r in reads for key in r}))
 
 
 def _task():
@@ -180,7 +192,7 @@ def run(name: str, max_batches: int = 20) -> float | None:
 def _one_batch(name: str) -> int:
     _flag(name).clear()
     storage = default_storage()
-    batch = storage.read_feed(name, BATCH, _select(name))
+    batch = storage.read_feed(name, BATCH, _select(name), _reads(name))
     if batch.expired:
         if batch.new:
             # A first start: nothing was missed, every key is read once.

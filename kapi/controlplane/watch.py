@@ -73,4 +73,4 @@ def _resync(full: bool) -> int:
     return request_all()
 
 
-WATCH = feed.Watch(FEED, _Plan, _resync)
+WATCH = feed.Watch(FEED, _Plan, _resync, reads=("deletionTimestamp",))

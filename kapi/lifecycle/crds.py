@@ -69,4 +69,4 @@ class _Cleanup(Controller):
 
 
 CONTROLLERS = [_Cleanup()]
-WATCHES = [feed.Watch(FEED, _Plan, _resync)]
+WATCHES = [feed.Watch(FEED, _Plan, _resync, reads=("deletionTimestamp", "finalizers"))]

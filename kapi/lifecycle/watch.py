@@ -190,4 +190,4 @@ def resync(full: bool = False) -> int:
     return asked
 
 
-WATCH = feed.Watch(FEED, _Plan, resync)
+WATCH = feed.Watch(FEED, _Plan, resync, reads=("deletionTimestamp", "finalizers", "ownerReferences"))

@@ -55,4 +55,4 @@ def _resync(full: bool) -> int:
     return workqueue.request([quota_key(ns) for ns in namespaces], bump=False)
 
 
-WATCH = feed.Watch(FEED, _Plan, _resync)
+WATCH = feed.Watch(FEED, _Plan, _resync, reads=())

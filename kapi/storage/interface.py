@@ -88,12 +88,13 @@ class Change:
 
 @dataclass(frozen=True)
 class ChangeFilter:
-    """Which changes a feed reads: those of an object in one of ``groups`` or
-    carrying one of the label keys ``labels``. ``None`` instead of a filter:
-    every change."""
+    """Which changes a feed reads: those of an object in one of ``groups``, of
+    one of the (group, resource) pairs ``resources``, or carrying one of the
+    label keys ``labels``. ``None`` instead of a filter: every change."""
 
     groups: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
+    resources: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -280,12 +281,18 @@ class Storage(ABC):
 
     @abstractmethod
     def read_feed(
-        self, consumer: str, limit: int, select: ChangeFilter | None = None
+        self,
+        consumer: str,
+        limit: int,
+        select: ChangeFilter | None = None,
+        metadata_keys: tuple[str, ...] | None = None,
     ) -> FeedBatch:
         """At most ``limit`` changes (that ``select`` matches) after
         ``consumer``'s durable cursor, up to ``current_revision()`` (so a
         version committed late is never skipped). ``end`` is the last change's
-        version when the batch is full, else that revision."""
+        version when the batch is full, else that revision. With
+        ``metadata_keys`` each change carries only those keys of its
+        metadata (the ones it has) and no status; None: all of both."""
 
     @abstractmethod
     def advance_feed(self, consumer: str, revision: int) -> None:

@@ -159,5 +159,6 @@ WATCH = feed.Watch(
     FEED,
     _Plan,
     _resync,
-    select=ChangeFilter(groups=("", "apps", "batch", "discovery.k8s.io")),
+    select=ChangeFilter(resources=tuple(sorted(WATCHED))),
+    reads=("labels", "ownerReferences"),
 )

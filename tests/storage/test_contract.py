@@ -388,7 +388,7 @@ def test_a_feed_behind_the_compacted_history_is_expired(storage, resource) -> No
     assert batch.expired and not batch.new and batch.changes == [] and batch.end >= target
 
 
-def test_a_filtered_feed_reads_only_the_groups_and_labels_it_names(storage, resource) -> None:
+def test_a_filtered_feed_reads_only_the_groups_resources_and_labels_it_names(storage, resource) -> None:
     from kapi.storage.interface import ChangeFilter
 
     consumer = f"contract-{resource}"
@@ -399,12 +399,40 @@ def test_a_filtered_feed_reads_only_the_groups_and_labels_it_names(storage, reso
     labelled["metadata"]["labels"] = {"contract.test/owner": "x"}
     storage.create(Key(other, resource, "", "labelled"), labelled)
     storage.create(Key(other, resource, "", "neither"), _obj("neither"))
-    select = ChangeFilter(groups=(GROUP,), labels=("contract.test/owner",))
+    storage.create(Key(other, f"{resource}-named", "", "named"), _obj("named"))
+    storage.create(Key(GROUP, f"{resource}-named", "", "same-resource-other-group"), _obj("x"))
+    select = ChangeFilter(
+        groups=(GROUP,), labels=("contract.test/owner",), resources=((other, f"{resource}-named"),)
+    )
     batch = storage.read_feed(consumer, 1000, select)
-    names = sorted(c.key.name for c in batch.changes if c.key.resource == resource)
-    assert names == ["in-group", "labelled"]
+    names = sorted(c.key.name for c in batch.changes if c.key.resource.startswith(resource))
+    assert names == ["in-group", "labelled", "named", "same-resource-other-group"]
+    only_resources = ChangeFilter(resources=((other, f"{resource}-named"),))
+    batch = storage.read_feed(consumer, 1000, only_resources)
+    assert [c.key.name for c in batch.changes if c.key.resource.startswith(resource)] == ["named"]
     full = storage.read_feed(consumer, 1, select)
     assert full.end == full.changes[-1].revision, "a full filtered batch ends at its last change"
+
+
+def test_a_feed_reads_only_the_metadata_keys_it_names(storage, resource) -> None:
+    consumer = f"contract-{resource}"
+    storage.advance_feed(consumer, storage.current_revision())
+    owned = _obj("owned")
+    owned["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "X", "name": "o", "uid": "u"}]
+    owned["metadata"]["labels"] = {"a": "b"}
+    owned["status"] = {"phase": "Done"}
+    storage.create(Key(GROUP, resource, "", "owned"), owned)
+    storage.create(Key(GROUP, resource, "", "plain"), _obj("plain"))
+    keys = ("deletionTimestamp", "ownerReferences")
+    changes = {
+        c.key.name: c for c in storage.read_feed(consumer, 1000, None, keys).changes
+        if c.key.resource == resource
+    }
+    assert changes["owned"].metadata == {"ownerReferences": owned["metadata"]["ownerReferences"]}
+    assert changes["plain"].metadata == {} and changes["owned"].status == {}
+    whole = {c.key.name: c for c in storage.read_feed(consumer, 1000).changes if c.key.resource == resource}
+    assert whole["owned"].metadata["labels"] == {"a": "b"} and whole["owned"].metadata["name"] == "owned"
+    assert whole["owned"].status == {"phase": "Done"}
 
 
 # What controllers ask of storage: objects by uid, by owner, by namespace, by field.
