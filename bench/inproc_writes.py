@@ -116,7 +116,7 @@ def main() -> int:
         scope = _scope(method, path, token, content_type, query)
         if headers_len:
             scope["headers"].append((b"content-length", str(headers_len).encode()))
-        status, _, content = bridge._respond(scope, body)
+        status, _, content, _made = bridge._respond(scope, body)
         if status not in expect:
             raise SystemExit(f"{method} {path}: {status} {content[:300]!r}")
         return content

@@ -400,22 +400,24 @@ class APIBridge(base.BaseHandler):
         if body:
             scope = _with_length(scope, body)
         listcache.bind_loop(asyncio.get_running_loop())
-        status, headers, content = await self.threads.call(self._respond, scope, body)
+        status, headers, content, made = await self.threads.call(self._respond, scope, body)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         if len(content) <= SEND_SLICE:
             await send({"type": "http.response.body", "body": content})
-            return
-        with memoryview(content) as view:
-            for start in range(0, len(view), SEND_SLICE):
-                await send({"type": "http.response.body", "body": view[start:start + SEND_SLICE], "more_body": True})
-        await send({"type": "http.response.body"})
-        size, content = len(content), None
-        if size >= heap.TRIM_AFTER_BYTES:
-            await self.threads.call(heap.after_big_answer, size)
+        else:
+            with memoryview(content) as view:
+                for start in range(0, len(view), SEND_SLICE):
+                    await send({"type": "http.response.body", "body": view[start:start + SEND_SLICE], "more_body": True})
+            await send({"type": "http.response.body"})
+        content = None
+        if made >= heap.TRIM_AFTER_BYTES:
+            await self.threads.call(heap.after_big_answer, made)
 
-    def _respond(self, scope, body: bytes) -> tuple[int, list, bytes]:
+    def _respond(self, scope, body: bytes) -> tuple[int, list, bytes, int]:
         """Run in a request thread: the whole Django request, response closed
-        (``request_finished``) before the bytes go back to the loop."""
+        (``request_finished``) before the bytes go back to the loop. Returns
+        the status, headers and body, and how big the answer was to make (its
+        size before gzip: what the heap held)."""
         if self.lean_signals:
             if settings.DEBUG:
                 reset_queries()
@@ -433,7 +435,8 @@ class APIBridge(base.BaseHandler):
                 content = b"".join(response)
             else:
                 content = response.content
-            answer = response.status_code, _headers(response), content
+            made = max(len(content), getattr(response, "kapi_made_bytes", 0))
+            answer = response.status_code, _headers(response), content, made
         finally:
             self._close(response, urlconf_set=getattr(request, "kapi_urlconf_set", False))
         return answer

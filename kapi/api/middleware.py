@@ -88,8 +88,12 @@ class KubernetesAPIMiddleware:
             return response
         if "gzip" not in request.META.get("HTTP_ACCEPT_ENCODING", ""):
             return response
-        if len(response.content) < GZIP_THRESHOLD:
+        made = len(response.content)
+        if made < GZIP_THRESHOLD:
             return response
+        # What the answer was before compression: the bridge trims the heap
+        # after an answer that was big to make, however small it went out.
+        response.kapi_made_bytes = made
         response.content = gzip.compress(response.content, compresslevel=GZIP_LEVEL)
         response["Content-Encoding"] = "gzip"
         response["Content-Length"] = str(len(response.content))

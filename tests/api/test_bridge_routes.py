@@ -106,3 +106,57 @@ def test_the_send_slice_the_big_answer_tests_assume():
     from tests.api import test_big_answers_http
 
     assert bridge.SEND_SLICE == test_big_answers_http.SEND_SLICE
+
+
+def _answer_through(bridge, answer, monkeypatch) -> tuple[list, list]:
+    """Drive ``bridge`` as the loop does for one request whose Django answer
+    is ``answer``; returns what was sent and the sizes the heap was asked to
+    trim after."""
+    import asyncio
+
+    from kapi.runtime import heap
+    from kapi.storage import listcache
+
+    trims: list[int] = []
+    monkeypatch.setattr(heap, "after_big_answer", trims.append)
+    # Not this test's loop for the process's list cache: it ends with the test.
+    monkeypatch.setattr(listcache, "bind_loop", lambda loop: None)
+    monkeypatch.setattr(bridge, "_respond", lambda scope, body: answer)
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "/api/v1/configmaps", "headers": []}
+    asyncio.run(bridge(scope, receive, send))
+    return sent, trims
+
+
+def test_an_answer_big_to_make_is_followed_by_a_trim_however_small_it_went_out(bridge, monkeypatch):
+    """gzip (kubectl and client-go ask for it) shrinks a list of 100 MB to a
+    few: the heap still held the 100 MB, and is trimmed after the send."""
+    from kapi.runtime import heap
+
+    made = heap.TRIM_AFTER_BYTES + 1
+    sent, trims = _answer_through(bridge, (200, [], b"compressed", made), monkeypatch)
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    assert sent[1]["body"] == b"compressed"
+    assert trims == [made]
+    _, trims = _answer_through(bridge, (200, [], b"small", 5), monkeypatch)
+    assert trims == []
+
+
+def test_gzip_records_how_big_the_answer_was_to_make():
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from kapi.api.middleware import GZIP_THRESHOLD, KubernetesAPIMiddleware
+
+    body = b"x" * (GZIP_THRESHOLD * 4)
+    request = RequestFactory().get("/api/v1/configmaps", HTTP_ACCEPT_ENCODING="gzip")
+    response = KubernetesAPIMiddleware._compress(request, HttpResponse(body))
+    assert response["Content-Encoding"] == "gzip" and len(response.content) < len(body)
+    assert response.kapi_made_bytes == len(body)
