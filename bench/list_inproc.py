@@ -149,7 +149,7 @@ def memory_per_object(namespace: str) -> dict:
     n = len(store.objects)
     del snapshot
     return {
-        "objects": n, "json_bytes": round(sum(len(e.stored_json) for e in store.objects.values()) / n),
+        "objects": n, "json_bytes": round(sum(len(e.item.json) for e in store.objects.values()) / n),
         "filled": round((filled - base) / n), "encoding": round((encoded - filled) / n),
         "snapshot": round((snap - encoded) / n),
     }

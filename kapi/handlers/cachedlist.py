@@ -96,7 +96,7 @@ def list_metadata(revision: int, last_key: tuple[str, str] | None, remaining: in
     that goes on after ``last_key`` and how many remain (if counted)."""
     meta: dict = {"resourceVersion": str(revision)}
     if last_key is not None:
-        meta["continue"] = encode_continue(revision, last_key)
+        meta["continue"] = encode_continue(revision, last_key, remaining)
         if remaining is not None:
             meta["remainingItemCount"] = remaining
     return meta

@@ -2,6 +2,14 @@
 
 Encoded like kube-apiserver's (base64 of ``{"v":"meta.k8s.io/v1","rv":N,"start":K}``),
 so a token is only as opaque as kube's, and a tampered one is refused with 400.
+
+A page that said how many objects remain (``remainingItemCount``) also writes
+that count into its token (``"remaining"``): the next page, read at the same
+revision, holds the next of those objects, so what remains after it is that
+count less its items, and no page after the first counts in the database (a
+fifth of a page's time from PostgreSQL). A count that is not a non-negative
+integer is ignored and counted again; a client that edits it misleads only
+its own list's ``remainingItemCount``.
 """
 
 from __future__ import annotations
@@ -18,14 +26,17 @@ __all__ = ["decode_continue", "encode_continue"]
 _VERSION = "meta.k8s.io/v1"
 
 
-def encode_continue(revision: int, last_key: tuple[str, str]) -> str:
+def encode_continue(revision: int, last_key: tuple[str, str], remaining: int | None = None) -> str:
     namespace, name = last_key
-    payload = {"v": _VERSION, "rv": revision, "start": f"{namespace}/{name}"}
+    payload: dict = {"v": _VERSION, "rv": revision, "start": f"{namespace}/{name}"}
+    if remaining is not None:
+        payload["remaining"] = remaining
     return base64.urlsafe_b64encode(orjson.dumps(payload)).decode().rstrip("=")
 
 
-def decode_continue(token: str) -> tuple[int, tuple[str, str]]:
-    """Returns (revision, key after which to continue); 400 if malformed."""
+def decode_continue(token: str) -> tuple[int, tuple[str, str], int | None]:
+    """Returns (revision, key after which to continue, how many objects the
+    page before said remain, if it said); 400 if malformed."""
 
     def bad(why: str) -> errors.StatusError:
         return errors.bad_request(f"continue key is not valid: {why}")
@@ -46,4 +57,7 @@ def decode_continue(token: str) -> tuple[int, tuple[str, str]]:
     namespace, _, name = start.partition("/")
     if not name or "\x00" in start:
         raise bad("encoded start key is not valid")
-    return revision, (namespace, name)
+    remaining = payload.get("remaining")
+    if not isinstance(remaining, int) or isinstance(remaining, bool) or remaining < 0:
+        remaining = None
+    return revision, (namespace, name), remaining

@@ -127,11 +127,13 @@ def decode_list_request(rt: ResourceType, scope: RequestScope) -> ListRequest:
     if token:
         if rv is not None and rv != "0":
             raise errors.bad_request("specifying resource version is not allowed when using continue")
-        revision, after = decode_continue(token)
+        revision, after, remaining = decode_continue(token)
         options.after = after
         request.continue_revision = revision
         if revision > 0:
             options.at_revision = revision
+            if options.count_remaining:
+                options.remaining_before = remaining
     elif rv is not None and rv != "0":
         revision = parse_resource_version(rv)
         if match == "Exact" or (match is None and options.limit is not None):

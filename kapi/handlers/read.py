@@ -73,5 +73,5 @@ def list_(scope: RequestScope, registry: Registry, encoded: bool = False) -> Res
     meta = listed["metadata"]
     last_key = meta.pop("_last_key", None)
     if last_key is not None:
-        meta["continue"] = encode_continue(int(meta["resourceVersion"]), last_key)
+        meta["continue"] = encode_continue(int(meta["resourceVersion"]), last_key, meta.get("remainingItemCount"))
     return Result(200, listed)

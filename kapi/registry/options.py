@@ -62,3 +62,6 @@ class ListOptions:
     at_revision: int | None = None
     min_revision: int | None = None
     count_remaining: bool = False
+    #: What the page before said remained after it (its continue token), at
+    #: the same revision: this page's count is that less its items.
+    remaining_before: int | None = None

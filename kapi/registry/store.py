@@ -382,6 +382,7 @@ class Registry(PatchMixin):
             after=options.after,
             at_revision=options.at_revision,
             count_remaining=options.count_remaining,
+            remaining_before=options.remaining_before,
         )
 
     # -- update ------------------------------------------------------------------

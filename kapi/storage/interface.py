@@ -139,6 +139,10 @@ class ListQuery:
     after: tuple[str, str] | None = None
     at_revision: int | None = None
     count_remaining: bool = False
+    #: With ``count_remaining`` and ``after`` at ``at_revision``: how many
+    #: objects the page ending at ``after`` said remained; the count is then
+    #: that less this page's items, not read again.
+    remaining_before: int | None = None
 
 
 @dataclass

@@ -474,7 +474,10 @@ class PostgresStorage(SummaryReads, Storage):
         last_key = last if more else None
         remaining = None
         if more and query.count_remaining:
-            remaining = self._count_after(query, revision, last_key)
+            if query.remaining_before is not None and query.after is not None and query.at_revision is not None:
+                remaining = max(0, query.remaining_before - len(items))
+            else:
+                remaining = self._count_after(query, revision, last_key)
         return items, revision, last_key, remaining
 
     def list_encoded(self, query: ListQuery) -> EncodedList:

@@ -10,6 +10,8 @@ stay in memory."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 from collections.abc import Iterator
 
@@ -139,3 +141,42 @@ def test_a_resource_over_the_memory_budget_is_listed_from_postgresql(api2, ns2):
     as_yaml = api2.get(secrets, headers={"Accept": "application/yaml"})
     assert as_yaml.status_code == 200 and as_yaml.headers["Content-Type"].startswith("application/yaml")
     assert yaml.safe_load(as_yaml.text)["items"] == fresh_get(api2, secrets).json()["items"]
+
+
+def _token(payload: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
+
+
+def _payload(token: str) -> dict:
+    return json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+
+
+def test_pages_from_postgresql_count_what_remains_from_their_token(api2, ns2):
+    """A page says how many remain; its token carries that, and the next page
+    (at the same revision, from the database) says it less its own items. A
+    count that is not a count is ignored and counted again."""
+    secrets = f"/api/v1/namespaces/{ns2}/secrets"
+    for i in range(65):  # over the budget of 60: the database answers
+        assert api2.post(secrets, {"metadata": {"name": f"s{i:02d}"}}).status_code == 201
+    first = fresh_get(api2, secrets, limit="30").json()
+    assert first["metadata"]["remainingItemCount"] == 35
+    carried = _payload(first["metadata"]["continue"])
+    assert carried["remaining"] == 35
+
+    def next_page(payload: dict) -> dict:
+        page = fresh_get(api2, secrets, limit="30", **{"continue": _token(payload)})
+        assert page.status_code == 200, page.text
+        return page.json()
+
+    second = next_page(carried)
+    assert second["metadata"]["remainingItemCount"] == 5
+    assert [o["metadata"]["name"] for o in second["items"]] == [f"s{i:02d}" for i in range(30, 60)]
+    assert _payload(second["metadata"]["continue"])["remaining"] == 5
+    # Written by anything but this server: counted in the database.
+    for bogus in (-4, "35", True, None, 1.5):
+        edited = {**carried, "remaining": bogus}
+        assert next_page(edited)["metadata"]["remainingItemCount"] == 5, bogus
+    without = {k: v for k, v in carried.items() if k != "remaining"}
+    assert next_page(without)["metadata"]["remainingItemCount"] == 5
+    # A client that edits the count misleads only its own list.
+    assert next_page({**carried, "remaining": 1000})["metadata"]["remainingItemCount"] == 970
