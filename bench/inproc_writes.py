@@ -19,8 +19,10 @@ cannot look fast.
 from __future__ import annotations
 
 import argparse
+import atexit
 import cProfile
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -35,7 +37,9 @@ PAYLOAD = "x" * 900
 def _setup(data_dir: Path, code: Path) -> None:
     os.environ["KAPI_DATA_DIR"] = str(data_dir)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kapi.settings")
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="kapi-inproc-metrics-")
+    metrics_dir = tempfile.mkdtemp(prefix="kapi-inproc-metrics-")
+    atexit.register(shutil.rmtree, metrics_dir, True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     sys.path.insert(0, str(code))
 
 

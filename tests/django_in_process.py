@@ -12,6 +12,7 @@ database (never SQLite). Import the fixture into the conftest that needs it.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -24,6 +25,7 @@ __all__ = ["django_db_modify_db_settings"]
 
 _SAVED = {k: os.environ.get(k) for k in ("KAPI_DATA_DIR", "KAPI_DB_POOL", "DATABASE_URL")}
 _DATA_DIR = tempfile.mkdtemp(prefix="kapi-in-process-tests-")
+atexit.register(shutil.rmtree, _DATA_DIR, True)
 # WhiteNoise warns at every request when STATIC_ROOT is missing (serve collects
 # static files there; these tests use the app's finders).
 os.makedirs(os.path.join(_DATA_DIR, "static"))

@@ -3,7 +3,9 @@ wrapper (a wrapper that forgot one would make namespaces vanish at once)."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -16,7 +18,10 @@ def _setup_django() -> None:
         k: os.environ.get(k)
         for k in ("KAPI_DATA_DIR", "DATABASE_URL", "DJANGO_SETTINGS_MODULE")
     }
-    os.environ.setdefault("KAPI_DATA_DIR", tempfile.mkdtemp(prefix="kapi-hooks-"))
+    if not os.environ.get("KAPI_DATA_DIR"):
+        data_dir = tempfile.mkdtemp(prefix="kapi-hooks-")
+        atexit.register(shutil.rmtree, data_dir, True)
+        os.environ["KAPI_DATA_DIR"] = data_dir
     os.environ.setdefault(
         "DATABASE_URL", "postgresql://postgres:@/postgres?host=/nonexistent"
     )
