@@ -7,7 +7,7 @@ A page that said how many objects remain (``remainingItemCount``) also writes
 that count into its token (``"remaining"``): the next page, read at the same
 revision, holds the next of those objects, so what remains after it is that
 count less its items, and no page after the first counts in the database (a
-fifth of a page's time from PostgreSQL). A count that is not a non-negative
+quarter of a page's time from PostgreSQL). A count that is not a non-negative
 integer is ignored and counted again; a client that edits it misleads only
 its own list's ``remainingItemCount``.
 """
