@@ -112,6 +112,7 @@ def recheck(creds: Credentials) -> bool:
 
     from kapi.auth.authenticator import authenticate_token
     from kapi.auth.impersonation import impersonate
+    from kapi.runtime import tokens
 
     policy: list[rbac.PolicyIndex] = []
 
@@ -127,6 +128,8 @@ def recheck(creds: Credentials) -> bool:
         if creds.token is not None:
             if creds.kind == "django":
                 djangousers.invalidate()  # read the generation now, not 0.25 s ago
+            else:
+                tokens.invalidate()  # look at the token file now, not 0.25 s ago
             requester = authenticate_token(creds.token)
             if requester is None:
                 return False

@@ -501,6 +501,36 @@ def test_clusterrole_aggregation_shrinks(
         k("delete", "clusterrole", aggregate, piece)
 
 
+# -- the static token file ---------------------------------------------------
+
+
+def test_token_file_line_removed(kapi_server: KapiServer, ns) -> None:
+    """A static token whose line leaves the token file: its watches end, though
+    each API process accepts a token it knows without reading the file for a
+    moment (the re-check reads it at once)."""
+    from kapi.runtime.tokens import ensure_user_token
+
+    path = kapi_server.data_dir / "tokens.csv"
+    name = f"static-{ns}"
+    token = ensure_user_token(name, path=path)
+    _grant_role(kapi_server, ns, f"--user={name}")
+    _ready(kapi_server, token, ns)
+
+    def remove_line() -> None:
+        kept = [
+            line
+            for line in path.read_text().splitlines(keepends=True)
+            if not line.startswith(token + ",")
+        ]
+        tmp = path.with_name(".tokens.csv.test")
+        tmp.write_text("".join(kept))
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+
+    revoked_run(kapi_server, token, ns, remove_line)
+    eventually(lambda: not _list_ok(kapi_server, token, f"/api/v1/namespaces/{ns}/configmaps"))
+
+
 # -- ServiceAccounts and their tokens ----------------------------------------
 
 

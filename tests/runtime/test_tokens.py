@@ -83,6 +83,50 @@ def test_authenticate_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert tokens.authenticate_token("") is None
 
 
+def test_a_known_token_is_not_looked_up_again_within_the_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token seen within FRESHNESS_SECONDS is accepted without a stat of the
+    file; a removed line stops working once the window passes, or at once
+    after ``invalidate`` (a watch's re-check); a new line works at once."""
+    path = tmp_path / "tokens.csv"
+    monkeypatch.setenv("KAPI_TOKEN_AUTH_FILE", str(path))
+    path.write_text("t1,alice,u1\n")
+    clock = [1000.0]
+    monkeypatch.setattr(tokens.time, "monotonic", lambda: clock[0])
+    assert tokens.authenticate_token("t1").name == "alice"
+
+    stats: list[str] = []
+    real_stat = os.stat
+    monkeypatch.setattr(tokens.os, "stat", lambda p, *a, **k: stats.append(str(p)) or real_stat(p, *a, **k))
+    clock[0] += tokens.FRESHNESS_SECONDS / 2
+    assert tokens.authenticate_token("t1").name == "alice"
+    assert stats == []
+
+    # A new line: the unknown token looks at the file at once.
+    path.write_text("t2,bob,u2\n")
+    os.utime(path, ns=(1, 1))
+    assert tokens.authenticate_token("t2").name == "bob"
+    assert stats == [str(path)]
+    # t1 was removed and the file was just read: refused at once.
+    assert tokens.authenticate_token("t1") is None
+
+    path.write_text("t3,carol,u3\n")
+    os.utime(path, ns=(2, 2))
+    # bob is still known from the read just made: accepted within the window...
+    assert tokens.authenticate_token("t2").name == "bob"
+    # ...and refused once it has passed,
+    clock[0] += tokens.FRESHNESS_SECONDS
+    assert tokens.authenticate_token("t2") is None
+    # or at once after invalidate.
+    assert tokens.authenticate_token("t3").name == "carol"
+    path.write_text("t4,dave,u4\n")
+    os.utime(path, ns=(3, 3))
+    assert tokens.authenticate_token("t3").name == "carol"
+    tokens.invalidate()
+    assert tokens.authenticate_token("t3") is None
+
+
 def test_token_file_defaults_to_data_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
