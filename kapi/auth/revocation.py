@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 from collections.abc import Mapping
 
 from kapi import errors
@@ -147,19 +148,26 @@ def recheck(creds: Credentials) -> bool:
 
 def _file_stamp() -> tuple:
     """The signing keys' and the token file's names and mtimes: retiring a key
-    or editing the token file changes it."""
+    or editing the token file changes it. Asked once per cache revision (every
+    write, under load): one ``scandir`` and a ``stat`` per key, without
+    ``Path.glob``'s machinery, which cost as much again."""
     from kapi.auth import signing
     from kapi.runtime import tokens
 
     out: list = []
-    directory = signing.keys_dir()
+    directory = os.fspath(signing.keys_dir())
     try:
-        for f in sorted(directory.glob("key-*.pem")):
-            out.append((f.name, f.stat().st_mtime_ns))
+        with os.scandir(directory) as entries:
+            keys = sorted(
+                (e.name, e.stat().st_mtime_ns)
+                for e in entries
+                if e.name.startswith("key-") and e.name.endswith(".pem")
+            )
+        out.extend(keys)
     except OSError:
         out.append(None)
     try:
-        st = tokens.token_file_path().stat()
+        st = os.stat(tokens.token_file_path())
         out.append((st.st_mtime_ns, st.st_size, st.st_ino))
     except OSError:
         out.append(None)
