@@ -74,9 +74,14 @@ def to_fields_v1(fields: FieldSet) -> dict:
 
 def _encode(node: dict) -> dict:
     out: dict = {}
-    if node.get(None) and len(node) > 1:
+    if None in node:
+        if len(node) == 1:
+            return out
         out["."] = {}
-    for key in sorted(k for k in node if k is not None):
+        keys = sorted(k for k in node if k is not None)
+    else:
+        keys = sorted(node)
+    for key in keys:
         out[key] = _encode(node[key])
     return out
 
