@@ -149,21 +149,13 @@ def recheck(creds: Credentials) -> bool:
 def _file_stamp() -> tuple:
     """The signing keys' and the token file's names and mtimes: retiring a key
     or editing the token file changes it. Asked once per cache revision (every
-    write, under load): one ``scandir`` and a ``stat`` per key, without
-    ``Path.glob``'s machinery, which cost as much again."""
+    write, under load)."""
     from kapi.auth import signing
     from kapi.runtime import tokens
 
     out: list = []
-    directory = os.fspath(signing.keys_dir())
     try:
-        with os.scandir(directory) as entries:
-            keys = sorted(
-                (e.name, e.stat().st_mtime_ns)
-                for e in entries
-                if e.name.startswith("key-") and e.name.endswith(".pem")
-            )
-        out.extend(keys)
+        out.extend(signing.key_stamps())
     except OSError:
         out.append(None)
     try:

@@ -33,6 +33,7 @@ __all__ = [
     "SigningKey",
     "decode",
     "encode",
+    "key_stamps",
     "keys",
     "keys_dir",
     "rotate",
@@ -79,23 +80,47 @@ def _kid(key: rsa.RSAPrivateKey) -> str:
     return hashlib.sha256(der).hexdigest()[:43]
 
 
+def key_stamps(directory: Path | None = None) -> tuple[tuple[str, int], ...]:
+    """The key files' names and mtimes, in name order (oldest first): what
+    changes when a key is added, retired or rewritten. One ``scandir`` and a
+    ``stat`` per key (``Path.glob``'s selectors cost as much again: every JWT
+    verification and every cache revision of the watch-revocation monitor
+    asks). Raises ``OSError`` if the directory cannot be read
+    (``FileNotFoundError``: no key yet)."""
+    directory = keys_dir() if directory is None else directory
+    with os.scandir(directory) as entries:
+        return tuple(
+            sorted(
+                (e.name, e.stat().st_mtime_ns)
+                for e in entries
+                if e.name.startswith("key-") and e.name.endswith(".pem")
+            )
+        )
+
+
+def _stamps(directory: Path) -> tuple[tuple[str, int], ...]:
+    try:
+        return key_stamps(directory)
+    except FileNotFoundError:
+        return ()
+
+
 def keys() -> list[SigningKey]:
     """The keys, newest first; the first call creates one if there is none."""
     directory = keys_dir()
-    files = sorted(directory.glob("key-*.pem")) if directory.exists() else []
-    if not files:
+    stamp = _stamps(directory)
+    if not stamp:
         with _lock:
-            files = sorted(directory.glob("key-*.pem")) if directory.exists() else []
-            if not files:
+            stamp = _stamps(directory)
+            if not stamp:
                 _new_key_file(directory)
-                files = sorted(directory.glob("key-*.pem"))
-    stamp = tuple((f.name, f.stat().st_mtime_ns) for f in files)
+                stamp = _stamps(directory)
     cached = _cache.get(directory)
     if cached and cached[0] == stamp:
         return cached[1]
     loaded = []
-    for f in reversed(files):
-        private = serialization.load_pem_private_key(f.read_bytes(), password=None)
+    for name, _ in reversed(stamp):
+        private = serialization.load_pem_private_key((directory / name).read_bytes(), password=None)
         assert isinstance(private, rsa.RSAPrivateKey)
         loaded.append(SigningKey(_kid(private), private))
     _cache[directory] = (stamp, loaded)
@@ -105,11 +130,11 @@ def keys() -> list[SigningKey]:
 def rotate(retire: bool = False) -> str:
     """Add a new signing key (it signs from now on); ``retire`` drops the others."""
     directory = keys_dir()
-    old = sorted(directory.glob("key-*.pem")) if directory.exists() else []
+    old = _stamps(directory)
     _new_key_file(directory)
     if retire:
-        for f in old:
-            f.unlink(missing_ok=True)
+        for name, _ in old:
+            (directory / name).unlink(missing_ok=True)
     return keys()[0].kid
 
 
