@@ -17,22 +17,22 @@ database pool opens connections as load needs them, and each is a new
 PostgreSQL backend that kbench does not see: after a warm-up of 300 creates,
 a run of 4,000 left a fifth of kapi's CPU in backends opened during it
 (session 26). So the warm-up is 2,000 creates and short update, apply and
-watch-consistency runs, for the pools to reach their size, and at the end this prints the CPU of kapi's
-processes that kbench did not count (new ones, and ended ones reaped by
-their parents), against what it counted: kbench's CPU figures for kapi are
-that much low.
+watch-consistency runs, for the pools to reach their size, and at the end
+this prints the CPU of kapi's processes that kbench did not count (new ones,
+and ended ones reaped by their parents), against what it counted: kbench's
+CPU figures for kapi are that much low.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from kbench_table import _find_kbench, server_pids, warm_watch_caches, write_kubeconfig
+from server_cpu import cpu_seconds
 
 
 def main() -> int:
@@ -83,15 +83,9 @@ def main() -> int:
     return code
 
 
-def _cpu(pid: int, children: bool = False) -> float:
-    """CPU seconds of ``pid`` (``children``: of its ended, reaped children)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    first = 13 if children else 11
-    return (int(fields[first]) + int(fields[first + 1])) / os.sysconf("SC_CLK_TCK")
 
+def _cpu(pid: int, children: bool = False) -> float:
+    return cpu_seconds(f"/proc/{pid}/stat", children=children)
 
 if __name__ == "__main__":
     sys.exit(main())

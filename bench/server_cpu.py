@@ -36,7 +36,7 @@ from kbench_table import server_pids
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _cpu(stat_path: str, children: bool = False) -> float:
+def cpu_seconds(stat_path: str, children: bool = False) -> float:
     """CPU seconds of a process or thread; ``children``: of its children
     that have ended and been waited for."""
     try:
@@ -79,15 +79,15 @@ def _snapshot(pids: list[int]) -> dict[str, float]:
     """CPU seconds per process, and per thread for the API workers."""
     out = {}
     for pid in pids:
-        out[f"{pid}"] = _cpu(f"/proc/{pid}/stat")
-        out[f"{pid}+ended"] = _cpu(f"/proc/{pid}/stat", children=True)
+        out[f"{pid}"] = cpu_seconds(f"/proc/{pid}/stat")
+        out[f"{pid}+ended"] = cpu_seconds(f"/proc/{pid}/stat", children=True)
         if "multiprocessing" in _cmdline(pid):
             try:
                 threads = os.listdir(f"/proc/{pid}/task")
             except OSError:
                 continue
             for tid in threads:
-                out[f"{pid}/{tid}"] = _cpu(f"/proc/{pid}/task/{tid}/stat")
+                out[f"{pid}/{tid}"] = cpu_seconds(f"/proc/{pid}/task/{tid}/stat")
     return out
 
 

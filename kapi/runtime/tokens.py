@@ -11,7 +11,7 @@ Blank lines are skipped, as are records with an empty token (as upstream).
 ``system:masters``.
 
 Every API process reads the file itself and re-reads it when it changes (mtime,
-size and inode), so a token added by ``kubeconfig --user`` works at once in all
+size and inode), so a token added to it works at once in all
 workers without shared in-process state. A token the process knows is accepted
 without looking at the file again for :data:`FRESHNESS_SECONDS` (a ``stat`` per
 request, which hands the interpreter lock to another thread, was about 1% of a
